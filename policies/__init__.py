@@ -1,0 +1,1 @@
+"""Built-in policy packs, shipped inside the wheel as ``policylint.policies``."""

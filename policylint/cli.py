@@ -1,0 +1,147 @@
+"""The ``policylint`` command: parse arguments, call the library, exit 0, 1 or 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import List, Optional
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(
+    name="policylint", no_args_is_help=True, add_completion=False,
+    pretty_exceptions_enable=False, rich_markup_mode=None,
+    help="Policy-as-code linter for Kafka topic manifests, partition reassignment plans and "
+         "cluster snapshots.\n\nExit status: 0 no finding at or above --fail-on, 1 findings, "
+         "2 usage, policy or internal error.")
+
+FORMATS = ("text", "json")
+FAIL_ON = ("error", "warning", "note")
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"policylint: error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _codes(values: Optional[List[str]]) -> list[str]:
+    return [c.strip() for v in values or [] for c in v.split(",") if c.strip()]
+
+
+def _size(text: str) -> int:
+    match = re.fullmatch(r"(\d+)\s*([kmg]?)i?b?", text.strip().lower())
+    if not match:
+        raise typer.BadParameter(f"{text!r} is not a size like 300M or 1G")
+    return int(match.group(1)) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[match.group(2)]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"policylint {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Show the version and exit.")) -> None:
+    pass
+
+
+@app.command()
+def lint(
+    paths: List[str] = typer.Argument(None, help="Files or directories (default: .). "
+                                      "Directories are walked for YAML and JSON files."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", metavar="FILE",
+                                          help="ClusterSnapshot, cluster profile or Strimzi "
+                                               "Kafka resource: the cluster context (not "
+                                               "itself linted)."),
+    current: Optional[str] = typer.Option(None, "--current", metavar="FILE",
+                                          help="The current assignment JSON printed by "
+                                               "kafka-reassign-partitions.sh: the baseline of "
+                                               "PL201."),
+    policy: Optional[str] = typer.Option(None, "--policy", metavar="FILE",
+                                         help="Policy file (default: .policylint.yaml or "
+                                              "[tool.policylint] in pyproject.toml, found "
+                                              "upward from the working directory)."),
+    fmt: Optional[str] = typer.Option(None, "--format", metavar="FORMAT",
+                                      help="text or json (default: text)."),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
+                                               help="Only these rules: codes, code prefixes "
+                                                    "(PL2) or names, comma-separated."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
+                                               help="Leave out these rules (as --select)."),
+    fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
+                                help="Exit 1 when a finding is at least this severe: error, "
+                                     "warning or note."),
+    allow_rf_change: bool = typer.Option(False, "--allow-rf-change",
+                                         help="Allow replication factor changes in this run "
+                                              "(KIP-860 escape hatch)."),
+    max_file_size: str = typer.Option("256M", "--max-file-size", metavar="SIZE",
+                                      help="Larger input files are reported (PL100), not "
+                                           "read."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color",
+                                         help="Colour text output (default: on a terminal)."),
+) -> None:
+    """Lint topic manifests, reassignment plans and cluster snapshots."""
+    from .policy import PolicyError
+    from .registry import RegistryError
+    from .reporters import render
+    from .sources import InputError
+
+    fmt = fmt or "text"
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fail_on not in FAIL_ON:
+        _fail(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    try:
+        size = _size(max_file_size)
+    except typer.BadParameter as exc:
+        _fail(f"--max-file-size: {exc}")
+    from .linter import lint as run_lint
+    try:
+        result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
+                          select=_codes(select), ignore=_codes(ignore),
+                          allow_rf_change=allow_rf_change, max_file_size=size)
+    except (InputError, PolicyError, RegistryError) as exc:
+        _fail(str(exc))
+    except Exception as exc:  # a bug: one line, and the traceback on request
+        if os.environ.get("POLICYLINT_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set POLICYLINT_DEBUG=1 for the "
+              "traceback, and please report it)")
+    use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
+    sys.stdout.write(render(fmt, result, color=use_color))
+    raise typer.Exit(1 if result.failed(fail_on) else 0)
+
+
+@app.command("rules")
+def list_rules() -> None:
+    """List every rule: code, name, default severity and summary."""
+    from .registry import all_rules
+    rows = [(r.code, r.name, r.severity, r.summary()) for r in all_rules().values()]
+    width = max(len(name) for _, name, _, _ in rows)
+    for code, name, severity, summary in rows:
+        typer.echo(f"{code}  {name:<{width}}  {severity:<7}  {summary}")
+
+
+@app.command()
+def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")) -> None:
+    """Show a rule's documentation."""
+    from .registry import find
+    found = find(rule)
+    if found is None:
+        _fail(f"no rule {rule!r} (see 'policylint rules')")
+    import inspect
+    doc = inspect.cleandoc(type(found).__doc__ or "")
+    typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n{doc}")
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:  # `policylint lint | head`
+        sys.stderr.close()
+        sys.exit(1)

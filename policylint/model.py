@@ -1,0 +1,156 @@
+"""The model every source produces and every rule reads.
+
+Hot objects (one per partition or plan entry, a million of them in a large run) are
+NamedTuples: they are cheap to create and immutable. Every model object knows the document
+it came from, so a rule can point at a value (``where``) without knowing the file format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .sources.document import Document
+
+Ref = tuple  # (Document, path): a value in a document, located only when reported
+
+SEVERITIES = ("error", "warning", "note")
+SEVERITY_RANK = {"error": 3, "warning": 2, "note": 1}
+
+
+@dataclass(slots=True)
+class ClusterProfile:
+    """Brokers, broker defaults and version of one cluster.
+
+    ``brokers`` maps broker id to rack (``None``: no rack); it is ``None`` itself when the
+    source knows how many brokers there are but not their ids (Strimzi node pools).
+    """
+    name: str
+    brokers: dict[int, str | None] | None
+    broker_count: int | None
+    config: dict[str, Any]
+    kafka_version: str | None
+    doc: Document | None = None
+    brokers_path: tuple = ()
+
+    @property
+    def racks(self) -> set[str]:
+        return {r for r in (self.brokers or {}).values() if r is not None}
+
+    def where(self) -> Ref | None:
+        return None if self.doc is None else (self.doc, self.brokers_path)
+
+
+@dataclass(slots=True)
+class TopicSpec:
+    """A topic as a manifest declares it. ``rf``/``partitions`` None: the broker default."""
+    name: str
+    rf: int | None
+    partitions: int | None
+    config: dict[str, Any]
+    doc: Document
+    paths: dict[str, tuple]           # field ("name", "rf", "config", ...) -> document path
+    assignment: list[list[int]] | None = None  # explicit replica assignment, if the format has one
+    annotations: dict[str, Any] = field(default_factory=dict)
+
+    def where(self, name: str, *rest: Any) -> Ref:
+        return (self.doc, self.paths.get(name, ()) + rest)
+
+
+class PartitionState(NamedTuple):
+    """One partition of a snapshot. ``isr`` is None when the snapshot does not say."""
+    partition: int
+    replicas: list[int]
+    isr: list[int] | None
+    adding: list[int]
+    removing: list[int]
+    index: int  # position in the topic's partition list, for locations
+
+
+def is_reassigning(p: PartitionState) -> bool:
+    return bool(p.adding or p.removing)
+
+
+def target_replicas(p: PartitionState) -> list[int]:
+    """Replicas once an in-flight reassignment completes (replicas - removing)."""
+    if not p.removing:
+        return p.replicas
+    removing = set(p.removing)
+    return [r for r in p.replicas if r not in removing]
+
+
+def original_replicas(p: PartitionState) -> list[int]:
+    """Replicas before an in-flight reassignment started (replicas - adding)."""
+    if not p.adding:
+        return p.replicas
+    adding = set(p.adding)
+    return [r for r in p.replicas if r not in adding]
+
+
+def current_rf(p: PartitionState) -> int:
+    """KIP-860: the target size while reassigning, else the replica count."""
+    return len(target_replicas(p)) if p.removing else len(p.replicas)
+
+
+@dataclass(slots=True)
+class TopicState:
+    name: str
+    config: dict[str, Any]
+    partitions: list[PartitionState]
+    doc: Document
+    path: tuple  # of the topic entry in the snapshot
+
+    def where(self, *rest: Any) -> Ref:
+        return (self.doc, self.path + rest)
+
+    def where_partition(self, p: PartitionState, *rest: Any) -> Ref:
+        return (self.doc, self.path + ("partitions", p.index) + rest)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    profile: ClusterProfile
+    topics: dict[str, TopicState]
+    doc: Document
+
+
+class Move(NamedTuple):
+    """One entry of a reassignment plan."""
+    topic: str
+    partition: int
+    replicas: list[int]
+    log_dirs: list[str] | None
+    index: int  # position in the plan's "partitions" list
+
+
+@dataclass(slots=True)
+class Plan:
+    moves: list[Move]
+    doc: Document
+
+    def where(self, move: Move | None = None, *rest: Any) -> Ref:
+        if move is None:
+            return (self.doc, ("partitions",))
+        return (self.doc, ("partitions", move.index) + rest)
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    name: str
+    severity: str
+    message: str
+    at: Ref | None = None
+    topic: str | None = None
+    partition: int | None = None
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    suppressed: bool = False
+    justification: str | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.file or "", self.line or 0, self.column or 0, self.rule,
+                self.topic or "", -1 if self.partition is None else self.partition,
+                self.message)

@@ -1,0 +1,204 @@
+"""Policies: which rules run, at what severity, with what options, and what is exempt.
+
+A policy is found with ``--policy FILE``, else as ``.policylint.yaml`` (or ``[tool.policylint]``
+in ``pyproject.toml``) in the working directory or the nearest parent that has one, else the
+built-in ``default`` pack. ``extends`` names a built-in pack (``default``, ``strict``,
+``kip409``) or a path relative to the policy file. Any unknown key, rule or option is a
+``PolicyError`` naming its key path (exit 2).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .model import Ref
+from .registry import all_rules, find
+from .rule import Rule
+from .schema import Validator, format_path
+from .sources import display_name
+from .sources.document import Document, ParseError, SourceFile
+from .sources.schemas import validator
+
+PACKS = ("default", "strict", "kip409")
+FILE_NAMES = (".policylint.yaml", ".policylint.yml")
+_SETTINGS = {"severity": {"enum": ["error", "warning", "note"]}, "enabled": {"type": "boolean"}}
+
+
+class PolicyError(Exception):
+    pass
+
+
+@dataclass
+class Exemption:
+    rule: str
+    topics: list[str]
+    reason: str
+    expires: dt.date | None
+    at: Ref | None
+
+    def covers(self, code: str, topic: str | None) -> bool:
+        return code == self.rule and topic is not None and any(
+            fnmatch.fnmatchcase(topic, glob) for glob in self.topics)
+
+
+@dataclass
+class Policy:
+    source: str = "default"
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> settings
+    allow_rf_change: list[str] = field(default_factory=list)
+    placeholders_enabled: bool = False
+    exemptions: list[Exemption] = field(default_factory=list)
+
+    def enabled(self, rule: Rule) -> bool:
+        return self.rules.get(rule.code, {}).get("enabled", True)
+
+    def severity(self, rule: Rule) -> str:
+        return self.rules.get(rule.code, {}).get("severity", rule.severity)
+
+    def options(self, rule: Rule) -> dict[str, Any]:
+        settings = self.rules.get(rule.code, {})
+        options = rule.default_options()
+        options.update({k: v for k, v in settings.items() if k not in _SETTINGS})
+        return options
+
+    def allows_rf_change(self, topic: str) -> bool:
+        return any(fnmatch.fnmatchcase(topic, glob) for glob in self.allow_rf_change)
+
+
+def discover(start: Path | None = None) -> Path | None:
+    """The nearest ``.policylint.yaml`` or pyproject.toml with ``[tool.policylint]``."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        for name in FILE_NAMES:
+            if (folder / name).is_file():
+                return folder / name
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and "[tool.policylint" in pyproject.read_text("utf-8", "replace"):
+            return pyproject
+    return None
+
+
+def load(path: str | Path | None = None) -> Policy:
+    """The policy at ``path`` (with everything it extends), or the discovered one."""
+    found = Path(path) if path is not None else discover()
+    if found is None:
+        return _resolve(_pack("default"), "default", [])
+    if not found.is_file():
+        raise PolicyError(f"policy {path}: no such file")
+    return _resolve(_read(found), display_name(found), [])
+
+
+def _pack(name: str) -> tuple[dict, Document | None, Path | None]:
+    text = resources.files("policylint.policies").joinpath(f"{name}.yaml").read_text("utf-8")
+    return _parse_yaml(SourceFile(f"<pack {name}>", text, "yaml"))
+
+
+def _read(path: Path) -> tuple[dict, Document | None, Path | None]:
+    if path.name == "pyproject.toml":
+        import tomllib
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"policy {display_name(path)}: {exc}") from None
+        return _plain(data.get("tool", {}).get("policylint", {})), None, path
+    try:
+        text = path.read_text("utf-8")
+    except (UnicodeDecodeError, OSError) as exc:
+        raise PolicyError(f"policy {display_name(path)}: {exc}") from None
+    data, doc, _ = _parse_yaml(SourceFile(display_name(path), text, "yaml"))
+    return data, doc, path
+
+
+def _parse_yaml(source: SourceFile) -> tuple[dict, Document | None, Path | None]:
+    from .sources.yamldoc import load_yaml
+    try:
+        docs = load_yaml(source)
+    except ParseError as exc:
+        raise PolicyError(f"policy {source.name}:{exc.line}:{exc.column}: {exc.message}") \
+            from None
+    if len(docs) > 1:
+        raise PolicyError(f"policy {source.name}: holds {len(docs)} documents, expected one")
+    doc = docs[0] if docs else None
+    data = {} if doc is None or doc.data is None else doc.data
+    return data, doc, None
+
+
+def _plain(value: Any) -> Any:
+    """TOML values as YAML would give them (dates as ISO text)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return value
+
+
+def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
+             chain: list[str]) -> Policy:
+    data, doc, path = loaded
+    _fail_on(validator("policy").errors(data), name, doc)
+    key = str(path.resolve()) if path else name
+    if key in chain:
+        raise PolicyError(f"policy {name}: extends itself (through {' -> '.join(chain)})")
+    base = data.get("extends")
+    if base is None:
+        policy = Policy(source=name)
+    elif base in PACKS:
+        policy = _resolve(_pack(base), f"<pack {base}>", chain + [key])
+    else:
+        parent = (path.parent if path else Path.cwd()) / base
+        if not parent.is_file():
+            raise PolicyError(f"policy {name}: extends {base!r}, which is neither a built-in "
+                              f"pack ({', '.join(PACKS)}) nor a file")
+        policy = _resolve(_read(parent), display_name(parent), chain + [key])
+    policy.source = name
+    _merge(policy, data, name, doc)
+    return policy
+
+
+def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
+    for key, settings in (data.get("rules") or {}).items():
+        rule = find(key)
+        if rule is None:
+            _fail(name, doc, ("rules", key), f"unknown rule '{key}' (see 'policylint rules')")
+        schema = {"type": "object", "additionalProperties": False,
+                  "properties": {**_SETTINGS, **rule.options_schema.get("properties", {})}}
+        _fail_on(Validator(schema).errors(settings, ("rules", key)), name, doc)
+        policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
+    allow = data.get("allow") or {}
+    policy.allow_rf_change += allow.get("rf_change", [])
+    if "enabled" in (data.get("placeholders") or {}):
+        policy.placeholders_enabled = data["placeholders"]["enabled"]
+    for i, entry in enumerate(data.get("exemptions") or ()):
+        where = ("exemptions", i)
+        rule = find(entry["rule"])
+        if rule is None:
+            _fail(name, doc, where + ("rule",), f"unknown rule '{entry['rule']}'")
+        expires = None
+        if "expires" in entry:
+            try:
+                expires = dt.date.fromisoformat(entry["expires"])
+            except ValueError:
+                _fail(name, doc, where + ("expires",), f"{entry['expires']} is not a date")
+        policy.exemptions.append(Exemption(rule.code, entry.get("topics", ["*"]),
+                                           entry["reason"], expires,
+                                           None if doc is None else (doc, where)))
+
+
+def _fail_on(errors: list, name: str, doc: Document | None) -> None:
+    if errors:
+        _fail(name, doc, *errors[0])
+
+
+def _fail(name: str, doc: Document | None, path: tuple, message: str) -> None:
+    where = ""
+    if doc is not None:
+        line, column = doc.locate(path) or (1, 1)
+        where = f":{line}:{column}"
+    raise PolicyError(f"policy {name}{where}: {format_path(path)}: {message}")

@@ -1,0 +1,22 @@
+"""``--format json``: the public, stable JSON contract (sorted by file, line, column, code)."""
+
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+
+
+def render(result, **_) -> str:
+    counts = result.counts()
+    document = {
+        "version": 1,
+        "tool": {"name": "policylint", "version": __version__},
+        "findings": [
+            {"rule": f.rule, "name": f.name, "severity": f.severity, "message": f.message,
+             "file": f.file, "line": f.line, "column": f.column, "topic": f.topic,
+             "partition": f.partition, "suppressed": f.suppressed}
+            for f in result.findings],
+        "summary": {"files": result.files, **counts, "unchecked": result.unchecked},
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,43 @@
+"""``--format text``: findings grouped by file, then a one-line summary."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+_COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
+
+
+def render(result, color: bool = False, **_) -> str:
+    def paint(text: str, style: str) -> str:
+        return f"\033[{_COLOURS[style]}m{text}\033[0m" if color else text
+
+    lines: list[str] = []
+    for file, group in groupby(result.findings, key=lambda f: f.file):
+        lines.append(paint(file or "(policy)", "bold"))
+        for f in group:
+            where = f"{f.line}:{f.column}" if f.line is not None else "-"
+            severity = paint(f"{f.severity:<7}", f.severity)
+            tail = paint(f"  [suppressed: {f.justification}]", "dim") if f.suppressed else ""
+            lines.append(f"  {where:<9} {severity} {f.rule} {paint(f.name, 'dim')}  "
+                         f"{f.message}{tail}")
+        lines.append("")
+    lines.append(summary_line(result))
+    unchecked = result.unchecked.get("PL201", 0)
+    if unchecked:
+        lines.append(f"PL201 could not be checked for {unchecked} partition"
+                     f"{'s' if unchecked != 1 else ''}: no snapshot, --current assignment or "
+                     "manifest gives their current replication factor.")
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(result) -> str:
+    counts = result.counts()
+    problems = counts["error"] + counts["warning"] + counts["note"]
+    files = f"{result.files} file{'s' if result.files != 1 else ''}"
+    if not problems and not counts["suppressed"]:
+        return f"No problems found in {files}."
+    parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}"
+             for s in ("error", "warning", "note")]
+    tail = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
+    return f"Found {problems} problem{'s' if problems != 1 else ''} ({', '.join(parts)}) in " \
+           f"{files}{tail}."

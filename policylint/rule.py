@@ -1,0 +1,54 @@
+"""The rule contract. Built-in rules and plugins implement it the same way.
+
+A rule is a class with ``code``, ``name``, ``severity``, ``targets`` and a ``check`` method
+that yields findings. It is pure: no I/O, no state between calls. The engine calls
+``check(target, ctx, options)`` once per target object of each kind in ``targets``:
+
+- ``"manifest"``: a :class:`~policylint.model.TopicSpec` of a linted topic manifest
+- ``"plan"``: a :class:`~policylint.model.Plan` (one reassignment file)
+- ``"snapshot"``: a linted :class:`~policylint.model.Snapshot`
+- ``"profile"``: a linted :class:`~policylint.model.ClusterProfile`
+- ``"run"``: the :class:`~policylint.engine.Context` itself, once per run (cross-file rules)
+
+Rules with no targets (PL100-PL102) are reported by the sources; they are rules so that
+policies, ``--select`` and ``explain`` treat them like any other.
+
+Register a rule with an entry point in the ``policylint.rules`` group:
+``PL999 = "my_package.my_module:MyRule"``. Its docstring is its documentation, with the
+headings ``## What it does``, ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Iterator
+
+from .model import Finding, Ref
+
+TARGETS = ("manifest", "plan", "snapshot", "profile", "run")
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[str] = "error"
+    targets: ClassVar[tuple[str, ...]] = ()
+    # JSON Schema of the rule's options (an object schema; every property has a default)
+    options_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "properties": {}, "additionalProperties": False}
+
+    def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
+        return iter(())
+
+    def finding(self, message: str, at: Ref | None = None, topic: str | None = None,
+                partition: int | None = None) -> Finding:
+        return Finding(self.code, self.name, self.severity, message, at, topic, partition)
+
+    @classmethod
+    def summary(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""
+
+    @classmethod
+    def default_options(cls) -> dict[str, Any]:
+        props = cls.options_schema.get("properties", {})
+        return {key: spec.get("default") for key, spec in props.items()}

@@ -1,0 +1,68 @@
+from ..rule import Rule
+from .kafka import manifest_rf
+from ..model import current_rf
+
+
+class RfChange(Rule):
+    """A reassignment changes a partition's replication factor.
+
+    ## What it does
+    Compares each plan entry's replica count with the partition's current replication
+    factor, taken from the first baseline found: the snapshot (KIP-860: for a partition
+    already reassigning, the size of its in-flight target, `replicas - removing`), else the
+    `--current` assignment JSON, else the RF declared by the topic's manifest in the same
+    run. Partitions with no baseline are counted in the summary as unchecked. Allowed for
+    topics in the policy's `allow.rf_change` and with `--allow-rf-change`.
+
+    ## Why is this bad?
+    Tools that read replica sets with `describeTopics` during a reassignment see the
+    intermediate union of old and new replicas and write it back as the new assignment,
+    silently raising the replication factor (KIP-860). Kafka 4.1's
+    `--disallow-replication-factor-change` refuses such plans; policylint catches them
+    before they are executed on any version.
+
+    ## Example
+    With `orders-0` on replicas [1, 2, 3]:
+    ```json
+    {"topic": "orders", "partition": 0, "replicas": [1, 2, 3, 4]}
+    ```
+
+    ## Use instead
+    ```json
+    {"topic": "orders", "partition": 0, "replicas": [1, 2, 4]}
+    ```
+    """
+    code = "PL201"
+    name = "rf-change"
+    severity = "error"
+    targets = ("plan",)
+
+    def check(self, plan, ctx, options):
+        allowed: dict[str, bool] = {}
+        declared: dict[str, int | None] = {}
+        current = ctx.current or {}
+        for move, state in zip(plan.moves, ctx.states(plan)):
+            topic = move.topic
+            ok = allowed.get(topic)
+            if ok is None:
+                ok = allowed[topic] = ctx.allows_rf_change(topic)
+            if ok:
+                continue
+            if state is not None:
+                rf, source = current_rf(state), "the snapshot"
+            elif move[:2] in current:
+                rf, source = len(current[move[:2]]), "--current"
+            else:
+                if topic not in declared:
+                    spec = ctx.manifest(topic)
+                    declared[topic] = None if spec is None else manifest_rf(spec, ctx.profile)
+                rf, source = declared[topic], f"the manifest of {topic}"
+                if rf is None:
+                    ctx.unchecked[self.code] += 1
+                    continue
+            if len(move.replicas) != rf:
+                yield self.finding(
+                    f"partition {topic}-{move.partition}: replication factor is changed from "
+                    f"{rf} to {len(move.replicas)} (current RF from {source}; if intended, "
+                    "allow it with allow.rf_change in the policy or --allow-rf-change)",
+                    at=plan.where(move, "replicas"), topic=topic, partition=move.partition)

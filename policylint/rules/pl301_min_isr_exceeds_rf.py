@@ -1,0 +1,46 @@
+from ..rule import Rule
+from .kafka import min_isr_subjects, subject
+
+
+class MinIsrExceedsRf(Rule):
+    """min.insync.replicas is larger than the replication factor.
+
+    ## What it does
+    Compares the effective min.insync.replicas (the topic's, else the broker default,
+    else 1) with the replication factor: of a manifest as declared (topic-level); of a
+    snapshot topic, its smallest current RF (topic-level); of a plan entry, its replica
+    count (per partition).
+
+    ## Why is this bad?
+    Every produce with `acks=all` fails with NotEnoughReplicas (KAFKA-4680, KIP-579),
+    retried until it times out. Kafka chose not to reject such configs; on Kafka >= 3.7
+    minISR is silently capped to RF, so one broker down blocks all writes.
+
+    ## Example
+    ```yaml
+    spec:
+      replicas: 2
+      config:
+        min.insync.replicas: 3
+    ```
+
+    ## Use instead
+    ```yaml
+    spec:
+      replicas: 3
+      config:
+        min.insync.replicas: 2
+    ```
+    """
+    code = "PL301"
+    name = "min-isr-exceeds-rf"
+    severity = "error"
+    targets = ("manifest", "snapshot", "plan")
+
+    def check(self, target, ctx, options):
+        for topic, partition, rf, min_isr, at in min_isr_subjects(
+                target, ctx, lambda rf, min_isr: min_isr > rf):
+            yield self.finding(
+                f"{subject(topic, partition)}: min.insync.replicas={min_isr} > replication "
+                f"factor {rf}: every acks=all produce will fail", at=at, topic=topic,
+                partition=partition)

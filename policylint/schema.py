@@ -1,0 +1,307 @@
+"""A small, fast validator for the JSON Schema subset policylint's own schemas use.
+
+The schemas in ``sources/schemas/`` are real JSON Schema (draft 2020-12; the test suite
+checks them against the metaschema and checks this validator against ``jsonschema`` on the
+rule cases). Validation here is compiled into closures because a reassignment plan can hold
+a million entries: ``jsonschema`` costs tens of microseconds per entry and a noticeable
+import on every pre-commit run. A keyword outside the subset is a compile-time error, so a
+schema cannot silently mean more than is checked.
+
+JSON Schema's ``integer`` is narrowed to a true integer (``1.0`` and booleans are not):
+Kafka ids and counts are integers in every tool that reads these files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+Path = tuple
+Error = tuple[Path, str]
+Check = Callable[[Any, Path, list], None]
+
+_ANNOTATIONS = {"$schema", "$id", "$defs", "$comment", "title", "description", "default",
+                "examples"}
+_SUPPORTED = _ANNOTATIONS | {
+    "type", "properties", "required", "additionalProperties", "items", "minItems",
+    "maxItems", "minimum", "maximum", "minLength", "maxLength", "enum", "const", "pattern",
+    "anyOf", "$ref", "propertyNames",
+}
+
+_TYPE_WORDS = {
+    "object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
+    "number": "a number", "boolean": "true or false", "null": "null",
+}
+
+
+def _is_type(value: Any, name: str) -> bool:
+    t = type(value)
+    if name == "integer":
+        return t is int
+    if name == "number":
+        return t is int or t is float
+    return t is _PY_TYPES[name]
+
+
+_PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def describe(value: Any) -> str:
+    """How a value reads in a message: its JSON text, shortened, with its kind."""
+    kinds = {dict: "a mapping", list: "a list", str: "the string", bool: "", type(None): "",
+             float: "the number", int: ""}
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    kind = kinds.get(type(value), "the value")
+    if type(value) in (dict, list):
+        return kind
+    return f"{kind} {text}".strip()
+
+
+def format_path(path: Path) -> str:
+    """``("partitions", 3, "replicas")`` -> ``partitions[3].replicas``."""
+    out = ""
+    for key in path:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+            out += f".{key}" if out else key
+        else:
+            out += f"[{json.dumps(key)}]"
+    return out or "document"
+
+
+class Validator:
+    """``Validator(schema).errors(value)`` -> ``[(path, message), ...]`` (empty when valid)."""
+
+    def __init__(self, schema: dict):
+        self._root = schema
+        self._refs: dict[str, Check] = {}
+        self._check = self._compile(schema)
+
+    def errors(self, value: Any, path: Path = ()) -> list[Error]:
+        errs: list[Error] = []
+        self._check(value, path, errs)
+        return errs
+
+    def is_valid(self, value: Any) -> bool:
+        return not self.errors(value)
+
+    # -- compilation -------------------------------------------------------------------
+
+    def _compile(self, schema: Any) -> Check:
+        if schema is True or schema == {}:
+            return _accept
+        if schema is False:
+            return _reject
+        unknown = set(schema) - _SUPPORTED
+        if unknown:
+            raise ValueError(f"schema keyword(s) not supported: {sorted(unknown)}")
+        if "$ref" in schema:
+            return self._ref(schema["$ref"])
+        checks = [c for c in (
+            self._compile_type(schema), self._compile_enum(schema), self._compile_bounds(schema),
+            self._compile_string(schema), self._compile_array(schema),
+            self._compile_object(schema), self._compile_any_of(schema)) if c is not None]
+        if len(checks) == 1:
+            return checks[0]
+        types = schema.get("type")
+
+        def check_all(value, path, errs):
+            for check in checks:
+                before = len(errs)
+                check(value, path, errs)
+                if types is not None and len(errs) > before and check is checks[0]:
+                    return  # wrong type: the other keywords would only repeat it
+        return check_all
+
+    def _ref(self, ref: str) -> Check:
+        if not ref.startswith("#/$defs/"):
+            raise ValueError(f"only local $defs references are supported, not {ref}")
+        name = ref[len("#/$defs/"):]
+        if name not in self._refs:
+            self._refs[name] = _accept  # placeholder while compiling recursive schemas
+            target = self._root["$defs"][name]
+            compiled = self._compile(target)
+            self._refs[name] = compiled
+        refs = self._refs
+        return lambda value, path, errs: refs[name](value, path, errs)
+
+    @staticmethod
+    def _compile_type(schema: dict) -> Check | None:
+        if "type" not in schema:
+            return None
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        expected = " or ".join(_TYPE_WORDS[n] for n in names)
+        if len(names) == 1 and names[0] != "number":
+            py = int if names[0] == "integer" else _PY_TYPES[names[0]]
+
+            def check_type(value, path, errs):
+                if type(value) is not py:
+                    errs.append((path, f"{describe(value)} is not {expected}"))
+            return check_type
+
+        def check_types(value, path, errs):
+            if not any(_is_type(value, n) for n in names):
+                errs.append((path, f"{describe(value)} is not {expected}"))
+        return check_types
+
+    @staticmethod
+    def _compile_enum(schema: dict) -> Check | None:
+        if "const" in schema:
+            allowed = [schema["const"]]
+        elif "enum" in schema:
+            allowed = list(schema["enum"])
+        else:
+            return None
+        shown = ", ".join(json.dumps(a) for a in allowed)
+        words = f"must be {shown}" if len(allowed) == 1 else f"must be one of {shown}"
+
+        def check_enum(value, path, errs):
+            # `type(a) is type(value)` keeps 1 and true apart, as JSON Schema does
+            if not any(a == value and type(a) is type(value) for a in allowed):
+                errs.append((path, f"{describe(value)} {words}"))
+        return check_enum
+
+    @staticmethod
+    def _compile_bounds(schema: dict) -> Check | None:
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        if lo is None and hi is None:
+            return None
+
+        def check_bounds(value, path, errs):
+            if type(value) not in (int, float):
+                return
+            if lo is not None and value < lo:
+                errs.append((path, f"{value} is less than the minimum {lo}"))
+            elif hi is not None and value > hi:
+                errs.append((path, f"{_short_number(value)} is greater than the maximum {hi}"))
+        return check_bounds
+
+    @staticmethod
+    def _compile_string(schema: dict) -> Check | None:
+        pattern = schema.get("pattern")
+        min_len, max_len = schema.get("minLength"), schema.get("maxLength")
+        if pattern is None and min_len is None and max_len is None:
+            return None
+        search = re.compile(pattern).search if pattern is not None else None
+
+        def check_string(value, path, errs):
+            if type(value) is not str:
+                return
+            if min_len is not None and len(value) < min_len:
+                errs.append((path, "must not be empty" if min_len == 1
+                             else f"must be at least {min_len} characters long"))
+            elif max_len is not None and len(value) > max_len:
+                errs.append((path, f"is longer than {max_len} characters"))
+            elif search is not None and not search(value):
+                errs.append((path, f"{describe(value)} does not match {pattern}"))
+        return check_string
+
+    def _compile_array(self, schema: dict) -> Check | None:
+        items = schema.get("items")
+        min_items, max_items = schema.get("minItems"), schema.get("maxItems")
+        if items is None and min_items is None and max_items is None:
+            return None
+        int_range = _plain_integer_items(items)
+        item_check = self._compile(items) if items is not None else None
+
+        def check_array(value, path, errs):
+            if type(value) is not list:
+                return
+            n = len(value)
+            if min_items is not None and n < min_items:
+                errs.append((path, "must not be empty" if min_items == 1
+                             else f"must have at least {min_items} items"))
+            if max_items is not None and n > max_items:
+                errs.append((path, f"must have at most {max_items} items"))
+            if item_check is None or not n:
+                return
+            if int_range is not None:
+                # fast path for id lists: one C-level pass decides the common, valid case
+                lo, hi = int_range
+                if set(map(type, value)) == {int} and (
+                        lo is None or min(value) >= lo) and (hi is None or max(value) <= hi):
+                    return
+            for i, item in enumerate(value):
+                item_check(item, path + (i,), errs)
+        return check_array
+
+    def _compile_object(self, schema: dict) -> Check | None:
+        props = {k: self._compile(v) for k, v in schema.get("properties", {}).items()}
+        required = list(schema.get("required", ()))
+        extra = schema.get("additionalProperties", True)
+        names = schema.get("propertyNames")
+        if not props and not required and extra is True and names is None:
+            return None
+        known = frozenset(props)
+        extra_check = None if extra in (True, False) else self._compile(extra)
+        name_check = None if names is None else self._compile(names)
+        prop_items = list(props.items())
+
+        def check_object(value, path, errs):
+            if type(value) is not dict:
+                return
+            for name in required:
+                if name not in value:
+                    errs.append((path, f"missing required field '{name}'"))
+            for name, check in prop_items:
+                if name in value:
+                    check(value[name], path + (name,), errs)
+            if value.keys() <= known and name_check is None:
+                return
+            for name in value:
+                if name_check is not None:
+                    name_check(name, path + (name,), errs)
+                if name in known:
+                    continue
+                if extra is False:
+                    errs.append((path + (name,), f"unknown field '{name}'"))
+                elif extra_check is not None:
+                    extra_check(value[name], path + (name,), errs)
+        return check_object
+
+    def _compile_any_of(self, schema: dict) -> Check | None:
+        if "anyOf" not in schema:
+            return None
+        branches = [self._compile(s) for s in schema["anyOf"]]
+        wanted = schema.get("description")
+
+        def check_any_of(value, path, errs):
+            first: list = []
+            for i, branch in enumerate(branches):
+                attempt: list = []
+                branch(value, path, attempt)
+                if not attempt:
+                    return
+                if i == 0:
+                    first = attempt
+            if wanted:
+                errs.append((path, f"{describe(value)} is not {wanted}"))
+            else:
+                errs.extend(first)
+        return check_any_of
+
+
+def _accept(value, path, errs):
+    return None
+
+
+def _reject(value, path, errs):
+    errs.append((path, "is not allowed here"))
+
+
+def _short_number(value: int | float) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
+
+
+def _plain_integer_items(items: Any) -> tuple | None:
+    """(min, max) when ``items`` is just an integer type with optional bounds."""
+    if not isinstance(items, dict) or items.get("type") != "integer":
+        return None
+    if set(items) - {"type", "minimum", "maximum", "description"}:
+        return None
+    return items.get("minimum"), items.get("maximum")

@@ -1,0 +1,222 @@
+"""From paths to the model: walk, read, parse, recognise, validate, build.
+
+This package is the only code that knows file formats. Problems with an input file become
+PL100 (not parseable), PL101 (breaks its schema) or PL102 (not a supported kind) findings;
+problems with how policylint was called (a missing path, a broken context file) raise
+``InputError`` and end the run with exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..model import ClusterProfile, Finding, Plan, Snapshot, TopicSpec
+from ..schema import format_path
+from . import reassignment, snapshot, strimzi
+from .document import Document, ParseError, SourceFile
+from .schemas import validator
+
+DEFAULT_MAX_FILE_SIZE = 256 * 2**20
+EXTENSIONS = (".yaml", ".yml", ".json")
+_SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
+            "strimzi-nodepool": "strimzi-nodepool", "reassignment": "reassignment",
+            "snapshot": "snapshot"}
+_DETECTORS = (strimzi.detect, snapshot.detect, reassignment.detect)
+
+
+class InputError(Exception):
+    """A problem with how policylint was called, not with a linted file (exit 2)."""
+
+
+@dataclass
+class Inputs:
+    files: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    manifests: list[TopicSpec] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
+    snapshots: list[Snapshot] = field(default_factory=list)
+    kafkas: list[Document] = field(default_factory=list)
+    pools: list[Document] = field(default_factory=list)
+
+    def profiles(self) -> list[ClusterProfile]:
+        """Cluster profiles of the Strimzi ``Kafka`` resources."""
+        return strimzi.cluster_profiles(self.kafkas, self.pools)
+
+
+def display_name(path: Path) -> str:
+    """Relative to the working directory, with ``/`` separators."""
+    return os.path.relpath(path).replace(os.sep, "/")
+
+
+def walk(paths: list[str]) -> Iterator[tuple[Path, bool]]:
+    """(file, given explicitly) for every path; directories are walked in sorted order,
+    skipping hidden directories and files that are not YAML or JSON."""
+    seen: set[str] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.endswith(EXTENSIONS) and not name.startswith("."):
+                        yield from _once(Path(root, name), False, seen)
+        elif path.exists():
+            yield from _once(path, True, seen)
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+
+
+def _once(path: Path, explicit: bool, seen: set[str]) -> Iterator[tuple[Path, bool]]:
+    key = os.path.realpath(path)
+    if key not in seen:
+        seen.add(key)
+        yield path, explicit
+
+
+def read(path: Path, max_size: int) -> SourceFile:
+    """The file's text; ParseError when it is too large, not UTF-8 or empty."""
+    name = display_name(path)
+    size = path.stat().st_size
+    if size > max_size:
+        raise ParseError(f"file is {_mib(size)}, larger than the {_mib(max_size)} limit "
+                         "(raise it with --max-file-size)")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise ParseError(f"not a UTF-8 text file (byte 0x{data[exc.start]:02x} cannot be "
+                         "decoded)", line, column) from None
+    if not text.strip():
+        raise ParseError("file is empty")
+    first = text.lstrip()[:1]
+    fmt = "json" if first in "{[" and not path.suffix.lower() in (".yaml", ".yml") else "yaml"
+    if path.suffix.lower() == ".json":
+        fmt = "json"
+    return SourceFile(name, text, fmt)
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size} bytes"
+
+
+def parse(source: SourceFile) -> list[Document]:
+    from .jsondoc import load_json
+    from .yamldoc import load_yaml
+    if source.format == "json":
+        return load_json(source)
+    return load_yaml(source)
+
+
+def detect(data: object) -> str | None:
+    """The input kind of a document, by content alone."""
+    if type(data) is not dict:
+        return None
+    for detector in _DETECTORS:
+        kind = detector(data)
+        if kind:
+            return kind
+    return None
+
+
+def source_finding(code: str, message: str, file: str, line: int | None = None,
+                   column: int | None = None, at: tuple | None = None) -> Finding:
+    names = {"PL100": "parse-error", "PL101": "schema-violation", "PL102": "unknown-document"}
+    severity = "warning" if code == "PL102" else "error"
+    return Finding(code, names[code], severity, message, at=at, file=file, line=line,
+                   column=column)
+
+
+def load(paths: list[str], max_size: int = DEFAULT_MAX_FILE_SIZE) -> Inputs:
+    inputs = Inputs()
+    for path, explicit in walk(paths):
+        name = display_name(path)
+        inputs.files.append(name)
+        try:
+            source = read(path, max_size)
+            docs = parse(source)
+        except ParseError as exc:
+            inputs.findings.append(source_finding("PL100", exc.message, name, exc.line,
+                                                  exc.column))
+            continue
+        recognised = 0
+        for doc in docs:
+            kind = detect(doc.data)
+            if kind is not None:
+                recognised += 1
+                _add(inputs, kind, doc)
+        if explicit and not recognised:
+            first = docs[0] if docs else None
+            inputs.findings.append(source_finding(
+                "PL102", "not a document policylint knows (a Strimzi KafkaTopic, Kafka or "
+                "KafkaNodePool, a reassignment plan or a ClusterSnapshot)", name,
+                at=None if first is None else (first, ())))
+    return inputs
+
+
+def _add(inputs: Inputs, kind: str, doc: Document) -> None:
+    errors = validator(_SCHEMAS[kind]).errors(doc.data)
+    for path, message in errors:
+        inputs.findings.append(source_finding(
+            "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
+    if kind == "reassignment":
+        bad, fatal = _split_errors(errors, "partitions", None)
+        if not fatal:
+            inputs.plans.append(reassignment.plan(doc, {i for i, in bad}))
+    elif kind == "snapshot":
+        bad, fatal = _split_errors(errors, "topics", "partitions")
+        if not fatal:
+            inputs.snapshots.append(snapshot.snapshot(
+                doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
+    elif errors:
+        return  # a broken manifest would only confuse the rules
+    elif kind == "strimzi-topic":
+        inputs.manifests.append(strimzi.topic_spec(doc))
+    elif kind == "strimzi-kafka":
+        inputs.kafkas.append(doc)
+    elif kind == "strimzi-nodepool":
+        inputs.pools.append(doc)
+
+
+def _split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:
+    """Which entries of the ``items`` list (and of their ``sub`` lists) broke the schema:
+    those are left out of the model. ``fatal``: an error outside them voids the document."""
+    bad: set[tuple] = set()
+    fatal = False
+    for path, _ in errors:
+        if sub and len(path) >= 4 and path[0] == items and path[2] == sub:
+            bad.add((path[1], path[3]))
+        elif len(path) >= 2 and path[0] == items:
+            bad.add((path[1],))
+        else:
+            fatal = True
+    return bad, fatal
+
+
+def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[tuple[str, Document]]:
+    """The recognised documents of a context file (``--cluster``, ``--current``); any
+    problem with it is an InputError."""
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        source = read(file, max_size)
+        docs = parse(source)
+    except ParseError as exc:
+        raise InputError(f"{path}:{exc.line or 1}:{exc.column or 1}: {exc.message}") from None
+    found = []
+    for doc in docs:
+        kind = detect(doc.data)
+        if kind is None:
+            continue
+        errors = validator(_SCHEMAS[kind]).errors(doc.data)
+        if errors:
+            where, message = errors[0]
+            line, column = doc.locate(where) or (1, 1)
+            raise InputError(f"{path}:{line}:{column}: {format_path(where)}: {message}")
+        found.append((kind, doc))
+    return found

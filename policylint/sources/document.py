@@ -1,0 +1,72 @@
+"""Parsed documents that remember where their values came from."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+
+class ParseError(Exception):
+    """The bytes are not a valid document; reported as PL100 at (line, column)."""
+
+    def __init__(self, message: str, line: int | None = 1, column: int | None = 1):
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+_DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
+
+
+class SourceFile:
+    """One input file: its name as shown to users, its text and its inline suppressions."""
+
+    def __init__(self, name: str, text: str, fmt: str):
+        self.name, self.text, self.format = name, text, fmt
+        self._disables: dict[int, tuple[set[str], str]] | None = None
+
+    def disables(self) -> dict[int, tuple[set[str], str]]:
+        """line -> (codes or names, reason) of ``# policylint: disable=...`` comments (YAML)."""
+        if self._disables is None:
+            self._disables = {}
+            if self.format == "yaml" and "policylint:" in self.text:
+                for number, line in enumerate(self.text.splitlines(), 1):
+                    match = _DISABLE.search(line)
+                    if match:
+                        codes = {c.strip() for c in match.group(1).split(",") if c.strip()}
+                        self._disables[number] = (codes, match.group(2).strip())
+        return self._disables
+
+
+class Document:
+    """One document of a file: plain JSON-like ``data`` plus a way to locate any path in it.
+
+    ``locate(path)`` returns a 1-based ``(line, column)`` or ``None``; a path that stops
+    short of a missing key is located at the deepest value that exists.
+    """
+
+    __slots__ = ("source", "data", "index", "_locate", "start_line", "end_line")
+
+    def __init__(self, source: SourceFile, data: Any, index: int,
+                 locate: Callable[[tuple], tuple[int, int] | None],
+                 start_line: int = 1, end_line: int | None = None):
+        self.source, self.data, self.index, self._locate = source, data, index, locate
+        self.start_line, self.end_line = start_line, end_line
+
+    def locate(self, path: tuple) -> tuple[int, int] | None:
+        while True:
+            found = self._locate(path)
+            if found is not None or not path:
+                return found
+            path = path[:-1]
+
+    def get(self, path: tuple, default: Any = None) -> Any:
+        value = self.data
+        for key in path:
+            try:
+                value = value[key]
+            except (KeyError, IndexError, TypeError):
+                return default
+        return value
+
+    def __repr__(self) -> str:
+        return f"<Document {self.source.name}#{self.index}>"

@@ -1,0 +1,170 @@
+"""JSON to plain data, strictly, with positions computed only where a finding needs one.
+
+Decoding uses the C decoder of the standard library. Positions are not kept while decoding
+(a million-entry plan would pay for them all); ``JsonLocator`` finds the offset of a path in
+the raw text on demand, skipping over sibling values with the same C scanner.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from typing import Any
+
+from .document import Document, ParseError, SourceFile
+
+_DECODER = json.JSONDecoder()
+_WS = re.compile(r"[ \t\n\r]*")
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
+
+
+class _Duplicate(Exception):
+    pass
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _pairs(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+def load_json(source: SourceFile) -> list[Document]:
+    text = source.text
+    try:
+        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _Duplicate:
+        offset, key = _find_duplicate(text)
+        raise _error_at(text, offset, f"duplicate key '{key}' (an earlier value would be "
+                                      "silently dropped)") from None
+    except (_NotJson, ValueError, RecursionError) as exc:
+        raise _problem(text, exc) from None
+    locator = JsonLocator(text)
+    return [Document(source, data, 0, locator.locate)]
+
+
+def _problem(text: str, exc: Exception) -> ParseError:
+    """Locate what the C decoder refused without saying where (NaN, huge ints, depth)."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if match.group(1):
+            return _error_at(text, match.start(), f"{token} is not valid JSON (JSON has no "
+                                                  "NaN or Infinity)")
+        if match.group(2):
+            return _error_at(text, match.start(), f"integer with {len(token)} digits is too "
+                                                  "large")
+        if token in "[{":
+            depth += 1
+            if depth > 500:
+                return _error_at(text, match.start(), "nesting is too deep")
+        elif token in "]}":
+            depth -= 1
+    return ParseError(f"invalid JSON: {exc}")
+
+
+def _error_at(text: str, offset: int, message: str) -> ParseError:
+    line, column = line_column(text, offset)
+    return ParseError(message, line, column)
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - text.rfind("\n", 0, offset)
+
+
+def _find_duplicate(text: str) -> tuple[int, str]:
+    """Offset and name of the first duplicated key (only run after the decoder saw one)."""
+    stack: list[set] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        ch = text[pos]
+        if ch == '"':
+            key, end = json.decoder.scanstring(text, pos + 1)
+            after = _WS.match(text, end).end()
+            if stack and stack[-1] is not None and after < n and text[after] == ":":
+                if key in stack[-1]:
+                    return pos, key
+                stack[-1].add(key)
+            pos = end
+            continue
+        if ch == "{":
+            stack.append(set())
+        elif ch == "[":
+            stack.append(None)
+        elif ch in "]}":
+            stack.pop()
+        pos += 1
+    return 0, "?"
+
+
+class JsonLocator:
+    """Finds ``(line, column)`` of a path like ``("partitions", 12, "replicas")``."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._elements: dict[int, list[int]] = {}  # array offset -> element offsets
+        self._newlines: list[int] | None = None
+
+    def locate(self, path: tuple) -> tuple[int, int] | None:
+        offset = self.offset(path)
+        if offset is None:
+            return None
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_left(self._newlines, offset)
+        return line + 1, offset - (self._newlines[line - 1] if line else -1)
+
+    def offset(self, path: tuple) -> int | None:
+        pos = _WS.match(self.text, 0).end()
+        for key in path:
+            if isinstance(key, int):
+                pos = self._element(pos, key)
+            else:
+                pos = self._member(pos, key)
+            if pos is None:
+                return None
+        return pos
+
+    def _member(self, pos: int, key: str) -> int | None:
+        text = self.text
+        if text[pos] != "{":
+            return None
+        pos = _WS.match(text, pos + 1).end()
+        while text[pos] == '"':
+            name, pos = json.decoder.scanstring(text, pos + 1)
+            pos = _WS.match(text, pos).end() + 1  # past ':'
+            pos = _WS.match(text, pos).end()
+            if name == key:
+                return pos  # keys are unique: duplicates were refused when decoding
+            pos = _WS.match(text, _DECODER.raw_decode(text, pos)[1]).end()
+            if text[pos] == ",":
+                pos = _WS.match(text, pos + 1).end()
+        return None
+
+    def _element(self, pos: int, index: int) -> int | None:
+        text = self.text
+        if text[pos] != "[":
+            return None
+        starts = self._elements.get(pos)
+        if starts is None:
+            starts = self._elements[pos] = []
+            cursor = _WS.match(text, pos + 1).end()
+            while text[cursor] != "]":
+                starts.append(cursor)
+                cursor = _WS.match(text, _DECODER.raw_decode(text, cursor)[1]).end()
+                if text[cursor] == ",":
+                    cursor = _WS.match(text, cursor + 1).end()
+        return starts[index] if 0 <= index < len(starts) else None

@@ -1,0 +1,164 @@
+"""YAML to plain data with a (line, column) for every value, safely.
+
+libyaml (``CSafeLoader``) composes the node graph; this module turns nodes into values
+itself, so that it can keep marks, refuse duplicate keys and non-standard tags
+(``!!python/object`` and friends), bound alias expansion (billion laughs) and nesting depth
+(libyaml's composer recurses in C and crashes on very deep input, so depth is checked on the
+event stream first whenever the text could possibly be that deep).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from .document import Document, ParseError, SourceFile
+
+try:  # libyaml is part of every PyYAML wheel; the pure loader is only a fallback
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+MAX_DEPTH = 200
+_T = "tag:yaml.org,2002:"
+_SCALAR = SafeConstructor()
+_CONSTRUCT = {
+    _T + "int": _SCALAR.construct_yaml_int,
+    _T + "float": _SCALAR.construct_yaml_float,
+    _T + "bool": _SCALAR.construct_yaml_bool,
+    _T + "null": lambda node: None,
+    _T + "str": lambda node: node.value,
+    _T + "timestamp": lambda node: node.value,  # kept as text: dates are compared as ISO strings
+    _T + "binary": lambda node: node.value,
+}
+
+
+def load_yaml(source: SourceFile) -> list[Document]:
+    """All documents of a YAML file; raises ParseError for anything that is not plain YAML."""
+    text = source.text
+    _check_depth(text)
+    budget = 2 * len(text) + 100_000  # values built; only alias expansion can exceed it
+    docs: list[Document] = []
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            builder = _Builder(budget)
+            data = builder.build(node, (), 0)
+            budget -= builder.count
+            positions = builder.positions
+            docs.append(Document(source, data, len(docs), positions.get,
+                                 node.start_mark.line + 1, node.end_mark.line + 1))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or str(exc)
+        if mark is None:
+            raise ParseError(f"invalid YAML: {problem}") from None
+        raise ParseError(f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
+    except yaml.YAMLError as exc:
+        raise ParseError(f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return docs
+
+
+def _check_depth(text: str) -> None:
+    # Every level of nesting costs at least one of these characters, so a text with few of
+    # them is shallow enough and the (slower) event scan is only needed for large files.
+    if sum(text.count(c) for c in "[{-:?") <= MAX_DEPTH:
+        return
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise ParseError(f"nesting is deeper than {MAX_DEPTH} levels",
+                                     mark.line + 1, mark.column + 1)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # load_yaml reports the syntax error with its position
+
+
+class _Builder:
+    def __init__(self, budget: int):
+        self.positions: dict[tuple, tuple[int, int]] = {}
+        self.count = 0
+        self.budget = budget
+        self.active: set[int] = set()
+
+    def build(self, node: Any, path: tuple, depth: int) -> Any:
+        self.count += 1
+        if self.count > self.budget:
+            raise _error("alias expansion is too large (a YAML alias bomb?)", node)
+        mark = node.start_mark
+        self.positions[path] = (mark.line + 1, mark.column + 1)
+        if type(node) is ScalarNode:
+            construct = _CONSTRUCT.get(node.tag)
+            if construct is None:
+                raise _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads "
+                             "plain YAML only", node)
+            try:
+                return construct(node)
+            except ValueError as exc:  # e.g. an integer beyond Python's digit limit
+                raise _error(f"cannot read {_short_tag(node.tag)} value: {exc}", node) from None
+        if id(node) in self.active:
+            raise _error("recursive alias: the node contains itself", node)
+        if depth >= MAX_DEPTH:
+            raise _error(f"nesting is deeper than {MAX_DEPTH} levels", node)
+        self.active.add(id(node))
+        try:
+            if type(node) is SequenceNode and node.tag == _T + "seq":
+                return [self.build(item, path + (i,), depth + 1)
+                        for i, item in enumerate(node.value)]
+            if type(node) is MappingNode and node.tag == _T + "map":
+                return self._mapping(node, path, depth)
+            raise _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads plain "
+                         "YAML only", node)
+        finally:
+            self.active.discard(id(node))
+
+    def _mapping(self, node: MappingNode, path: tuple, depth: int) -> dict:
+        merged = [v for k, v in node.value if k.tag == _T + "merge"]
+        result: dict[str, Any] = {}
+        # Merged values first, so explicit keys override them (and their positions).
+        for source in self._merge_sources(merged):
+            for key, value in self.build(source, path, depth + 1).items():
+                result.setdefault(key, value)
+        self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        explicit: set[str] = set()
+        for key_node, value_node in node.value:
+            if type(key_node) is not ScalarNode:
+                raise _error("a mapping key must be a plain scalar", key_node)
+            if key_node.tag == _T + "merge":
+                continue
+            key = key_node.value
+            if key in explicit:
+                raise _error(f"duplicate key '{key}' (an earlier value would be silently "
+                             "dropped)", key_node)
+            explicit.add(key)
+            result[key] = self.build(value_node, path + (key,), depth + 1)
+        return result
+
+    @staticmethod
+    def _merge_sources(merged: list[Any]) -> Iterator[Any]:
+        for value in merged:
+            items = value.value if type(value) is SequenceNode else [value]
+            for item in items:
+                if type(item) is not MappingNode:
+                    raise _error("a merge key (<<) must refer to a mapping", item)
+                yield item
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_T):] if tag.startswith(_T) else tag
+
+
+def _error(message: str, node: Any) -> ParseError:
+    mark = node.start_mark
+    return ParseError(message, mark.line + 1, mark.column + 1)
