@@ -105,8 +105,9 @@ class _Builder:
                              "plain YAML only", node)
             try:
                 return construct(node)
-            except ValueError as exc:  # e.g. an integer beyond Python's digit limit
-                raise _error(f"cannot read {_short_tag(node.tag)} value: {exc}", node) from None
+            except ValueError:  # an integer beyond Python's digit limit
+                raise _error(f"number with {len(node.value)} digits is too large", node) \
+                    from None
         if id(node) in self.active:
             raise _error("recursive alias: the node contains itself", node)
         if depth >= MAX_DEPTH:

@@ -1,0 +1,25 @@
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+CASES = Path(__file__).parent / "cases"
+
+
+def load_cases():
+    """(id, rule, case) for every case of every case file."""
+    for path in sorted(CASES.glob("*.yaml")):
+        spec = yaml.safe_load(path.read_text())
+        for i, case in enumerate(spec["cases"]):
+            yield pytest.param(spec["rule"], case, id=f"{path.stem}-{i}-{case['name']}")
+
+
+def write_files(root: Path, files: dict) -> None:
+    for name, content in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_text(textwrap.dedent(content))
+        else:  # raw bytes given as a list of ints or via `bytes:`
+            target.write_bytes(bytes(content["bytes"]))
