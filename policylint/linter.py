@@ -76,28 +76,28 @@ def _current(path: str, max_file_size: int) -> dict[tuple[str, int], list[int]]:
     """The ``--current`` assignment. The Kafka tool prints it between two lines of prose;
     a file saved from that output is accepted as it is."""
     try:
-        found = sources.load_context(path, max_file_size)
+        plans = [doc for kind, doc in sources.load_context(path, max_file_size)
+                 if kind == "reassignment"]
     except InputError:
-        found = _json_line(Path(path), max_file_size)
-    plans = [doc for kind, doc in found if kind == "reassignment"]
+        plans = []
     if len(plans) != 1:
-        raise InputError(f"--current {path}: expected the current assignment JSON "
-                         "(the format of kafka-reassign-partitions.sh)")
+        plans = [_json_line(Path(path), max_file_size)]
     return reassignment.assignment(reassignment.plan(plans[0], set()))
 
 
-def _json_line(path: Path, max_file_size: int) -> list[tuple[str, Document]]:
+def _json_line(path: Path, max_file_size: int) -> Document:
+    """The assignment JSON line of a file saved from the Kafka tool's output."""
     text = sources.read(path, max_file_size).text
     for line in text.splitlines():
         if line.lstrip().startswith("{"):
-            source = sources.SourceFile(sources.display_name(path), line, "json")
             try:
-                docs = sources.parse(source)
+                doc = sources.parse(sources.SourceFile(sources.display_name(path), line,
+                                                       "json"))[0]
             except sources.ParseError:
                 break
-            kind = sources.detect(docs[0].data)
-            errors = [] if kind is None else sources.validator(kind).errors(docs[0].data)
-            if kind == "reassignment" and not errors:
-                return [(kind, docs[0])]
+            if sources.detect(doc.data) == "reassignment" and \
+                    not sources.validator("reassignment").errors(doc.data):
+                return doc
             break
-    raise InputError(f"--current {path}: no valid current assignment JSON found in it")
+    raise InputError(f"--current {path}: expected the current assignment JSON printed by "
+                     "kafka-reassign-partitions.sh")
