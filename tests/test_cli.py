@@ -1,0 +1,149 @@
+"""The command line: output contract, exit codes, options."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from policylint import __version__
+from policylint.cli import app
+
+SNAPSHOT = """kind: ClusterSnapshot
+version: 1
+cluster: prod
+brokers: [{id: 1, rack: a}, {id: 2, rack: b}, {id: 3, rack: c}]
+config: {min.insync.replicas: "2"}
+topics:
+  - name: orders
+    partitions:
+      - {partition: 0, replicas: [1, 2, 3], isr: [1, 2, 3]}
+"""
+PLAN = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [1, 2, 3, 4]}]}'
+TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata: {name: orders}
+spec:
+  replicas: 3
+  config: {min.insync.replicas: 3}  # equals RF: PL302 warning
+"""
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    (tmp_path / "clusters").mkdir()
+    (tmp_path / "clusters" / "prod.yaml").write_text(SNAPSHOT)
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "plans" / "grow.json").write_text(PLAN)
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics" / "orders.yaml").write_text(TOPIC)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_json_contract(repo):
+    result = invoke("lint", "plans", "topics", "--cluster", "clusters/prod.yaml",
+                    "--format", "json")
+    assert result.exit_code == 1
+    out = json.loads(result.stdout)
+    assert set(out) == {"version", "tool", "findings", "summary"}
+    assert out["version"] == 1
+    assert out["tool"] == {"name": "policylint", "version": __version__}
+    assert set(out["summary"]) == {"files", "error", "warning", "note", "suppressed",
+                                   "unchecked"}
+    assert out["summary"]["files"] == 2
+    assert out["summary"]["unchecked"] == {"PL201": 0}
+    first = out["findings"][0]
+    assert list(first) == ["rule", "name", "severity", "message", "file", "line", "column",
+                           "topic", "partition", "suppressed"]
+    rules = [(f["rule"], f["file"], f["partition"]) for f in out["findings"]]
+    assert ("PL201", "plans/grow.json", 0) in rules
+    assert ("PL115", "plans/grow.json", 0) in rules
+    assert ("PL302", "topics/orders.yaml", None) in rules
+    keys = [(f["file"], f["line"], f["column"], f["rule"]) for f in out["findings"]]
+    assert keys == sorted(keys)
+    assert out["summary"]["error"] == sum(f["severity"] == "error" for f in out["findings"])
+
+
+def test_text_output_grouped_with_summary(repo):
+    result = invoke("lint", ".")  # the snapshot is linted and is the cluster context
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "plans/grow.json" in lines and "topics/orders.yaml" in lines
+    assert any("PL201 rf-change" in line and "changed from 3 to 4" in line for line in lines)
+    assert lines[-1].startswith("Found ") and "in 3 files" in lines[-1]
+    assert "\x1b[" not in result.stdout  # not a terminal: no colour
+
+
+def test_exit_codes_and_fail_on(repo):
+    assert invoke("lint", "topics").exit_code == 0  # only a warning
+    assert invoke("lint", "topics", "--fail-on", "warning").exit_code == 1
+    assert invoke("lint", "topics", "--fail-on", "bogus").exit_code == 2
+    assert invoke("lint", "missing.yaml").exit_code == 2
+    assert invoke("lint", ".", "--format", "xml").exit_code == 2
+
+
+def test_select_and_ignore(repo):
+    def rules(*args):
+        out = json.loads(invoke("lint", ".", "--format", "json", *args).stdout)
+        return {f["rule"] for f in out["findings"]}
+    assert rules("--select", "PL2") == {"PL201", "PL203"}
+    assert rules("--select", "rf-change,PL115") == {"PL201", "PL115"}
+    assert "PL115" not in rules("--ignore", "unknown-broker")
+    assert invoke("lint", ".", "--select", "PL999").exit_code == 2
+
+
+def test_allow_rf_change(repo):
+    out = json.loads(invoke("lint", ".", "--format", "json", "--allow-rf-change").stdout)
+    assert "PL201" not in {f["rule"] for f in out["findings"]}
+
+
+def test_two_cluster_candidates_need_cluster(repo):
+    (repo / "clusters" / "other.yaml").write_text(SNAPSHOT.replace("prod", "other"))
+    result = invoke("lint", ".")
+    assert result.exit_code == 2
+    assert "--cluster" in result.output
+    assert invoke("lint", ".", "--cluster", "clusters/prod.yaml").exit_code == 1
+
+
+def test_bad_policy_is_exit_2_naming_the_key(repo):
+    (repo / ".policylint.yaml").write_text("rules:\n  PL401: {mode: odd}\n")
+    result = invoke("lint", ".")
+    assert result.exit_code == 2
+    assert "rules.PL401.mode" in result.output and ".policylint.yaml:2:" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_rules_and_explain():
+    result = invoke("rules")
+    assert result.exit_code == 0
+    assert "PL201  rf-change" in result.stdout
+    for key in ("PL201", "rf-change"):
+        result = invoke("explain", key)
+        assert result.exit_code == 0
+        assert "## What it does" in result.stdout and "KIP-860" in result.stdout
+    assert invoke("explain", "PL999").exit_code == 2
+
+
+def test_python_m_and_version(repo):
+    out = subprocess.run([sys.executable, "-m", "policylint", "--version"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"policylint {__version__}"
+    out = subprocess.run([sys.executable, "-m", "policylint", "lint", "topics"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "PL302" in out.stdout
+
+
+def test_lean_imports_on_the_lint_path(repo):
+    """A pre-commit run must not pay for heavy modules it does not use."""
+    code = ("import sys; from policylint.cli import main; sys.argv=['policylint','lint','.'];"
+            "\ntry: main()\nexcept SystemExit: pass\n"
+            "print(sorted(m for m in ('jsonschema', 'pyspark', 'rich', 'ruamel') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

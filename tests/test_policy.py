@@ -1,0 +1,112 @@
+"""Policy discovery, packs, extends, validation; suppressions and exemptions."""
+
+import datetime as dt
+
+import pytest
+
+from policylint import policy
+from policylint.linter import lint
+from policylint.policy import PolicyError
+
+TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: {name}
+{annotations}spec:
+  replicas: 3
+  config:
+    min.insync.replicas: 3{comment}
+"""
+
+
+def topic(name="orders", annotations="", comment=""):
+    return TOPIC.format(name=name, annotations=annotations, comment=comment)
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def findings(paths=("t.yaml",), **kwargs):
+    return lint(list(paths), today=dt.date(2026, 11, 21), **kwargs).findings
+
+
+def test_default_pack_without_a_policy(cwd):
+    assert policy.load().source == "default"
+    (cwd / "t.yaml").write_text(topic())
+    assert [(f.rule, f.severity) for f in findings()] == [("PL302", "warning")]
+
+
+def test_discovered_upward_and_strict_pack(cwd):
+    (cwd / ".policylint.yaml").write_text("extends: strict\n")
+    (cwd / "sub").mkdir()
+    (cwd / "sub" / "t.yaml").write_text(topic())
+    import os
+    os.chdir(cwd / "sub")
+    assert [(f.rule, f.severity) for f in findings()] == [("PL302", "error")]
+
+
+def test_pyproject_tool_table(cwd):
+    (cwd / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.policylint.rules.PL302]\nenabled = false\n')
+    (cwd / "t.yaml").write_text(topic())
+    assert findings() == []
+
+
+def test_extends_a_file_and_overrides(cwd):
+    (cwd / "base.yaml").write_text("rules:\n  PL302: {severity: note}\n")
+    (cwd / "team.yaml").write_text("extends: base.yaml\nallow: {rf_change: ['x-*']}\n")
+    loaded = policy.load("team.yaml")
+    assert loaded.rules["PL302"] == {"severity": "note"}
+    assert loaded.allows_rf_change("x-1") and not loaded.allows_rf_change("y")
+
+
+@pytest.mark.parametrize("text,where", [
+    ("rulez: {}\n", "rulez: unknown field"),
+    ("rules:\n  PL999: {}\n", "rules.PL999: unknown rule"),
+    ("rules:\n  PL303: {min: two}\n", "rules.PL303.min"),
+    ("rules:\n  PL303: {severity: fatal}\n", "rules.PL303.severity"),
+    ("exemptions:\n  - {rule: PL401}\n", "exemptions[0]: missing required field 'reason'"),
+    ("extends: nowhere\n", "neither a built-in pack"),
+    ("extends: p.yaml\n", "extends itself"),
+    ("rules: [\n", "p.yaml:2:1"),
+])
+def test_bad_policy_names_the_key(cwd, text, where):
+    (cwd / "p.yaml").write_text(text)
+    with pytest.raises(PolicyError, match=None) as info:
+        policy.load("p.yaml")
+    assert where in str(info.value)
+
+
+def test_inline_comment_suppresses_on_the_line_or_above(cwd):
+    (cwd / "t.yaml").write_text(topic(comment="  # policylint: disable=PL302 rolling restarts are rare"))
+    (cwd / "u.yaml").write_text(topic("other").replace(
+        "    min.insync", "    # policylint: disable=min-isr-equals-rf\n    min.insync"))
+    result = findings(["t.yaml", "u.yaml"])
+    assert [(f.file, f.suppressed) for f in result] == [("t.yaml", True), ("u.yaml", True)]
+    assert result[0].justification == "rolling restarts are rare"
+
+
+def test_annotation_suppresses_its_manifest_only(cwd):
+    annotated = "  annotations:\n    policylint.io/disable: \"PL401,PL302\"\n"
+    (cwd / "t.yaml").write_text(topic(annotations=annotated) + "---\n" + topic("other"))
+    result = findings()
+    assert [(f.topic, f.suppressed) for f in result] == [("orders", True), ("other", False)]
+
+
+def test_exemptions_with_reason_and_expiry(cwd):
+    (cwd / "p.yaml").write_text(
+        "exemptions:\n"
+        "  - {rule: min-isr-equals-rf, topics: ['ord*'], reason: 'exactly-once audit log'}\n"
+        "  - {rule: PL302, topics: ['other'], reason: 'old', expires: 2025-12-31}\n")
+    (cwd / "t.yaml").write_text(topic() + "---\n" + topic("other"))
+    result = findings(policy="p.yaml")
+    by_rule = [(f.rule, f.topic, f.suppressed) for f in result]
+    assert ("PL302", "orders", True) in by_rule
+    assert ("PL302", "other", False) in by_rule  # expired: applies no more
+    expired = [f for f in result if f.rule == "PL120"]
+    assert len(expired) == 1 and expired[0].file == "p.yaml" and expired[0].line == 3
+    assert next(f for f in result if f.topic == "orders").justification == \
+        "exactly-once audit log"

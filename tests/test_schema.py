@@ -1,0 +1,101 @@
+"""The shipped schemas are valid JSON Schema, and policylint's compiled validator agrees
+with the reference implementation (jsonschema) on them."""
+
+import copy
+import random
+
+import jsonschema
+import pytest
+import yaml
+
+from policylint.schema import Validator
+from policylint.sources.schemas import schema
+
+from conftest import CASES
+
+NAMES = ["reassignment", "snapshot", "strimzi-topic", "strimzi-kafka", "strimzi-nodepool",
+         "policy"]
+# policylint narrows "integer" to true integers (no 1.0, no booleans); so does the reference
+_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda checker, value: type(value) is int)
+Reference = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schema_is_valid_json_schema(name):
+    jsonschema.Draft202012Validator.check_schema(schema(name))
+
+
+def documents():
+    """Every JSON/YAML document of every case file, with its schema name."""
+    import policylint.sources as sources
+    for path in sorted(CASES.glob("*.yaml")):
+        for case in yaml.safe_load(path.read_text())["cases"]:
+            for name, text in case["files"].items():
+                if not isinstance(text, str):
+                    continue
+                try:
+                    docs = list(yaml.safe_load_all(text))
+                except (yaml.YAMLError, ValueError):
+                    continue
+                for doc in docs:
+                    kind = sources.detect(doc)
+                    if kind:
+                        yield kind, doc
+
+
+MUTATIONS = ["1", 1.5, -1, None, True, [], {}, "x", 2**40, [1, "2"]]
+
+
+def mutants(doc, rng, n=30):
+    """Copies of doc with one value replaced, one key dropped or one key added."""
+    paths = []
+
+    def walk(value, path):
+        paths.append(path)
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, path + (i,))
+    walk(doc, ())
+    for _ in range(n):
+        copy_ = copy.deepcopy(doc)
+        path = rng.choice(paths)
+        if not path:
+            continue
+        parent = copy_
+        for key in path[:-1]:
+            parent = parent[key]
+        action = rng.random()
+        if action < 0.7:
+            parent[path[-1]] = rng.choice(MUTATIONS)
+        elif action < 0.85 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif isinstance(parent, dict):
+            parent["unexpected"] = 1
+        yield copy_
+
+
+def test_validator_agrees_with_jsonschema():
+    rng = random.Random(7)
+    checked = 0
+    for kind, doc in documents():
+        ours = Validator(schema(kind))
+        reference = Reference(schema(kind))
+        for candidate in [doc, *mutants(doc, rng)]:
+            expected = {tuple(e.absolute_path) for e in reference.iter_errors(candidate)}
+            got = {path for path, _ in ours.errors(candidate)}
+            # same verdict, and every error we report is at or below a reference error
+            # (we point at an unknown key itself and into the closest anyOf branch)
+            assert bool(got) == bool(expected), (kind, candidate, got, expected)
+            for path in got:
+                assert any(path[:len(e)] == e for e in expected), (kind, candidate, path)
+            checked += 1
+    assert checked > 500
+
+
+def test_unsupported_keyword_is_refused():
+    with pytest.raises(ValueError, match="not supported"):
+        Validator({"type": "object", "oneOf": [{}]})
