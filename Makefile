@@ -13,11 +13,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@echo '$$ policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json'
-	-@$(BIN)/policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json
+	@echo '$$ policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml'
+	@$(BIN)/policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml || true
 	@echo
 	@echo '$$ policylint lint examples/clusters/prod-eu-1.json'
-	-@$(BIN)/policylint lint examples/clusters/prod-eu-1.json
+	@$(BIN)/policylint lint examples/clusters/prod-eu-1.json || true
 	@echo
 	@echo '$$ policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json'
 	@$(BIN)/policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json
