@@ -1,0 +1,169 @@
+"""policylint benchmark: generates synthetic fleets under bench/out/ and prints figures.
+
+    python bench/run.py [--partitions 1000000] [--manifests 10000]
+
+Each figure is the wall time of a whole `policylint` process (interpreter start included)
+and its peak RSS, measured here, next to the target of the issue it answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "out"
+POLICYLINT = [sys.executable, "-m", "policylint"]
+BROKERS = 30
+RACKS = ["eu-1a", "eu-1b", "eu-1c"]
+
+
+def rack_spread_replicas(rng: random.Random) -> list[int]:
+    """Three replicas, one per rack (brokers b with b % 3 == rack index)."""
+    return [rng.randrange(r, BROKERS, 3) + 1 for r in rng.sample(range(3), 3)]
+
+
+def make_fleet(partitions: int, rng: random.Random) -> tuple[Path, Path]:
+    per_topic = 100
+    topics = []
+    plan = []
+    for t in range(partitions // per_topic):
+        name = f"topic-{t:06d}"
+        parts = []
+        for p in range(per_topic):
+            replicas = rack_spread_replicas(rng)
+            parts.append({"partition": p, "replicas": replicas, "isr": replicas,
+                          "adding": [], "removing": []})
+            target = rack_spread_replicas(rng)
+            if rng.random() < 0.001:  # a few real problems, as in a real plan
+                target = target + [target[0] % BROKERS + 1]
+            plan.append({"topic": name, "partition": p, "replicas": target,
+                         "log_dirs": ["any"] * len(target)})
+        topics.append({"name": name, "config": {"min.insync.replicas": "2"},
+                       "partitions": parts})
+    snapshot = {"kind": "ClusterSnapshot", "version": 1, "cluster": "bench",
+                "brokers": [{"id": b, "rack": RACKS[(b - 1) % 3]} for b in range(1, BROKERS + 1)],
+                "config": {"min.insync.replicas": "2", "default.replication.factor": "3"},
+                "topics": topics}
+    snap_path, plan_path = OUT / "snapshot.json", OUT / "plan.json"
+    snap_path.write_text(json.dumps(snapshot))
+    plan_path.write_text(json.dumps({"version": 1, "partitions": plan}))
+    return snap_path, plan_path
+
+
+MANIFEST = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: topic-{i:05d}
+  labels:
+    strimzi.io/cluster: bench
+spec:
+  partitions: {partitions}
+  replicas: 3
+  config:
+    min.insync.replicas: {min_isr}
+    retention.ms: 604800000
+    cleanup.policy: delete
+"""
+
+
+def make_manifests(count: int, rng: random.Random) -> tuple[Path, Path]:
+    docs = [MANIFEST.format(i=i, partitions=rng.choice([3, 6, 12]),
+                            min_isr=2 if rng.random() > 0.01 else 3) for i in range(count)]
+    multi = OUT / "manifests-multi.yaml"
+    multi.write_text("---\n".join(docs))
+    folder = OUT / "manifests"
+    folder.mkdir(exist_ok=True)
+    for i, doc in enumerate(docs):
+        (folder / f"topic-{i:05d}.yaml").write_text(doc)
+    return multi, folder
+
+
+def make_precommit(snapshot_rng: random.Random) -> list[str]:
+    folder = OUT / "precommit"
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for i in range(5):
+        path = folder / f"topic-{i}.yaml"
+        path.write_text(MANIFEST.format(i=i, partitions=6, min_isr=2))
+        paths.append(str(path))
+    snap = {"kind": "ClusterSnapshot", "version": 1, "cluster": "small",
+            "brokers": [{"id": b, "rack": RACKS[(b - 1) % 3]} for b in range(1, 7)],
+            "config": {"min.insync.replicas": "2"},
+            "topics": [{"name": f"topic-{i:05d}", "partitions": [
+                {"partition": p, "replicas": [1 + p % 6, 1 + (p + 1) % 6, 1 + (p + 2) % 6],
+                 "isr": [1 + p % 6, 1 + (p + 1) % 6, 1 + (p + 2) % 6]} for p in range(6)]}
+                for i in range(5)]}
+    path = folder / "snapshot.json"
+    path.write_text(json.dumps(snap))
+    return paths + [str(path)]
+
+
+def timed(args: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MiB of the child, exit code) of one policylint process."""
+    start = time.perf_counter()
+    done = subprocess.run(POLICYLINT + args, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"policylint failed: {done.stderr}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return wall, peak, done.returncode
+
+
+def decode_seconds(paths: list[Path]) -> float:
+    """The fastest decode of the files with the decoder policylint uses (GC paused too)."""
+    best = float("inf")
+    for _ in range(3):
+        texts = [p.read_text() for p in paths]
+        gc.disable()
+        start = time.perf_counter()
+        for text in texts:
+            json.loads(text)
+        best = min(best, time.perf_counter() - start)
+        gc.enable()
+        del texts
+        gc.collect()
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--partitions", type=int, default=1_000_000)
+    parser.add_argument("--manifests", type=int, default=10_000)
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    rng = random.Random(20261121)
+
+    snap, plan = make_fleet(args.partitions, rng)
+    multi, folder = make_manifests(args.manifests, rng)
+    precommit = make_precommit(rng)
+
+    decode = decode_seconds([plan, snap])
+    wall, peak, _ = timed(["lint", str(plan), "--cluster", str(snap), "--format", "json"])
+    print(f"plan of {args.partitions:,} entries against a snapshot of {args.partitions:,} "
+          f"partitions (all rules)")
+    print(f"  decode only (json, GC paused): {decode:6.2f} s")
+    print(f"  policylint lint, whole process: {wall:6.2f} s = {wall / decode:.2f}x decode "
+          f"(target <= 4x); peak RSS {peak:,.0f} MiB (target <= 3072 MiB)")
+    wall, _, _ = timed(["lint", str(snap), "--format", "json"])
+    print(f"  the snapshot itself linted (all rules): {wall:6.2f} s")
+
+    for label, target in (("one multi-document file", multi), ("one file each", folder)):
+        wall, _, _ = timed(["lint", str(target), "--format", "json"])
+        print(f"{args.manifests:,} KafkaTopic manifests, {label}: {wall:6.2f} s (target <= 3 s)")
+
+    runs = [timed(["lint", *precommit])[0] for _ in range(7)]
+    print(f"pre-commit-sized run (5 manifests + 1 snapshot): median {statistics.median(runs):.3f} s,"
+          f" best {min(runs):.3f} s (target <= 0.3 s)")
+
+
+if __name__ == "__main__":
+    main()
