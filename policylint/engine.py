@@ -27,7 +27,7 @@ class Context:
     allow_rf_change: bool = False
     unchecked: Counter = field(default_factory=Counter)
     _by_name: dict[str, TopicSpec] | None = None
-    _states: dict[tuple[str, int], PartitionState] | None = None
+    _states: dict[int, list[PartitionState | None]] = field(default_factory=dict)
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -54,11 +54,11 @@ class Context:
         """The snapshot's state of each partition a plan moves (None: not in the snapshot)."""
         if self.snapshot is None:
             return [None] * len(plan.moves)
-        if self._states is None:
-            self._states = {(t.name, p.partition): p
-                            for t in self.snapshot.topics.values() for p in t.partitions}
-        get = self._states.get
-        return [get(m[:2]) for m in plan.moves]
+        if id(plan) not in self._states:  # computed once, shared by every plan rule
+            get = {(t.name, p.partition): p
+                   for t in self.snapshot.topics.values() for p in t.partitions}.get
+            self._states[id(plan)] = [get(m[:2]) for m in plan.moves]
+        return self._states[id(plan)]
 
 
 @dataclass

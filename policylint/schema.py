@@ -80,8 +80,11 @@ class Validator:
         self._root = schema
         self._refs: dict[str, Check] = {}
         self._check = self._compile(schema)
+        self._valid = _Predicate(schema).function(schema)
 
     def errors(self, value: Any, path: Path = ()) -> list[Error]:
+        if self._valid(value):
+            return []
         errs: list[Error] = []
         self._check(value, path, errs)
         return errs
@@ -207,6 +210,7 @@ class Validator:
             return None
         int_range = _plain_integer_items(items)
         item_check = self._compile(items) if items is not None else None
+        item_valid = _Predicate(self._root).function(items) if items is not None else None
 
         def check_array(value, path, errs):
             if type(value) is not list:
@@ -226,7 +230,8 @@ class Validator:
                         lo is None or min(value) >= lo) and (hi is None or max(value) <= hi):
                     return
             for i, item in enumerate(value):
-                item_check(item, path + (i,), errs)
+                if not item_valid(item):  # only the refused items are walked for reasons
+                    item_check(item, path + (i,), errs)
         return check_array
 
     def _compile_object(self, schema: dict) -> Check | None:
@@ -305,3 +310,120 @@ def _plain_integer_items(items: Any) -> tuple | None:
     if set(items) - {"type", "minimum", "maximum", "description"}:
         return None
     return items.get("minimum"), items.get("maximum")
+
+
+class _Predicate:
+    """Generates one Python function that answers only "is it valid?" for a schema.
+
+    Valid documents are the common case, and this answer costs a fraction of collecting
+    errors with paths: no calls per keyword, no paths. Only a document (or an array item)
+    it refuses is walked again by the checks that say why.
+    """
+
+    _PY = {"object": "dict", "array": "list", "string": "str", "integer": "int",
+           "boolean": "bool", "null": "NoneType"}
+
+    def __init__(self, root: dict):
+        self.root = root
+        self.ns: dict[str, Any] = {"NoneType": type(None)}
+        self.defs: dict[str, str] = {}
+
+    def function(self, schema: Any) -> Callable[[Any], bool]:
+        body = self.expr(schema, "x", 0)
+        source = "".join(self.defs.values()) + f"def _valid(x):\n    return {body}\n"
+        exec(compile(source, "<policylint schema>", "exec"), self.ns)
+        return self.ns["_valid"]
+
+    def _name(self, value: Any) -> str:
+        name = f"_k{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def expr(self, schema: Any, v: str, depth: int) -> str:
+        if schema is True or schema == {}:
+            return "True"
+        if schema is False:
+            return "False"
+        if "$ref" in schema:
+            name = "_d_" + re.sub(r"\W", "_", schema["$ref"].rsplit("/", 1)[-1])
+            if name not in self.defs:
+                self.defs[name] = ""  # recursion guard
+                target = self.root["$defs"][schema["$ref"][len("#/$defs/"):]]
+                self.defs[name] = f"def {name}(x):\n    return {self.expr(target, 'x', 0)}\n"
+            return f"{name}({v})"
+        parts = []
+        names = schema.get("type")
+        names = [names] if isinstance(names, str) else names
+        if names:
+            py = [self._PY[n] for n in names if n != "number"] + (
+                ["int", "float"] if "number" in names else [])
+            parts.append(f"type({v}) is {py[0]}" if len(py) == 1
+                         else f"type({v}) in ({', '.join(py)},)")
+        numeric = names is not None and set(names) <= {"integer", "number"}
+        if "const" in schema or "enum" in schema:
+            allowed = [schema["const"]] if "const" in schema else schema["enum"]
+            parts.append(f"any({v} == a and type({v}) is type(a) for a in "
+                         f"{self._name(tuple(allowed))})")
+        for key, op in (("minimum", ">="), ("maximum", "<=")):
+            if key in schema:
+                test = f"{v} {op} {schema[key]!r}"
+                parts.append(test if numeric else f"(type({v}) not in (int, float) or {test})")
+        if {"minLength", "maxLength", "pattern"} & set(schema):
+            tests = []
+            if "minLength" in schema:
+                tests.append(f"len({v}) >= {schema['minLength']}")
+            if "maxLength" in schema:
+                tests.append(f"len({v}) <= {schema['maxLength']}")
+            if "pattern" in schema:
+                tests.append(f"{self._name(re.compile(schema['pattern']).search)}({v}) "
+                             "is not None")
+            parts.append(f"(type({v}) is not str or ({' and '.join(tests)}))")
+        if {"items", "minItems", "maxItems"} & set(schema):
+            parts.append(self._array(schema, v, depth))
+        if {"properties", "required", "additionalProperties", "propertyNames"} & set(schema):
+            parts.append(self._object(schema, v, depth))
+        if "anyOf" in schema:
+            parts.append("(" + " or ".join(self.expr(s, v, depth) for s in schema["anyOf"])
+                         + ")")
+        return " and ".join(f"({p})" for p in parts) or "True"
+
+    def _array(self, schema: dict, v: str, depth: int) -> str:
+        tests = []
+        if "minItems" in schema:
+            tests.append(f"len({v}) >= {schema['minItems']}")
+        if "maxItems" in schema:
+            tests.append(f"len({v}) <= {schema['maxItems']}")
+        items = schema.get("items")
+        bounds = _plain_integer_items(items)
+        if bounds is not None:
+            lo, hi = bounds
+            test = f"set(map(type, {v})) <= {self._name(frozenset({int}))}"
+            if lo is not None or hi is not None:
+                limits = " and ".join(t for t in (
+                    None if lo is None else f"min({v}) >= {lo}",
+                    None if hi is None else f"max({v}) <= {hi}") if t)
+                test += f" and (not {v} or ({limits}))"
+            tests.append(test)
+        elif items is not None:
+            item = f"i{depth}"
+            tests.append(f"all({self.expr(items, item, depth + 1)} for {item} in {v})")
+        return f"(type({v}) is not list or ({' and '.join(tests) or 'True'}))"
+
+    def _object(self, schema: dict, v: str, depth: int) -> str:
+        props = schema.get("properties", {})
+        known = self._name(frozenset(props))
+        tests = [f"{name!r} in {v}" for name in schema.get("required", ())]
+        for name, sub in props.items():
+            tests.append(f"({name!r} not in {v} or {self.expr(sub, f'{v}[{name!r}]', depth)})")
+        extra = schema.get("additionalProperties", True)
+        if extra is False:
+            tests.append(f"{v}.keys() <= {known}")
+        elif extra is not True:
+            key, val = f"k{depth}", f"w{depth}"
+            tests.append(f"all({self.expr(extra, val, depth + 1)} for {key}, {val} in "
+                         f"{v}.items() if {key} not in {known})")
+        if "propertyNames" in schema:
+            key = f"k{depth}"
+            tests.append(f"all({self.expr(schema['propertyNames'], key, depth + 1)} for {key} "
+                         f"in {v})")
+        return f"(type({v}) is not dict or ({' and '.join(tests) or 'True'}))"

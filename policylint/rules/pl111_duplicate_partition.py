@@ -34,16 +34,14 @@ class DuplicatePartition(Rule):
     targets = ("run",)
 
     def check(self, ctx, _, options):
+        keys = [list(map(_KEY, plan.moves)) for plan in ctx.plans]
+        if len(set().union(*keys)) == sum(map(len, keys)):
+            return  # the common case, decided at C speed
         seen: dict = {}
-        for plan in ctx.plans:
-            keys = list(map(_KEY, plan.moves))
-            if len(set(keys)) == len(keys) and seen.keys().isdisjoint(keys):
-                seen.update(zip(keys, ((plan, m) for m in plan.moves)))
-                continue
-            for key, move in zip(keys, plan.moves):
-                first = seen.get(key)
-                if first is None:
-                    seen[key] = (plan, move)
+        for plan, plan_keys in zip(ctx.plans, keys):
+            for key, move in zip(plan_keys, plan.moves):
+                first = seen.setdefault(key, (plan, move))
+                if first[1] is move:
                     continue
                 where = "earlier in this plan" if first[0] is plan else \
                     f"also in {first[0].doc.source.name}"

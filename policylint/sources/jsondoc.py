@@ -14,7 +14,7 @@ from typing import Any
 
 from .document import Document, ParseError, SourceFile
 
-_DECODER = json.JSONDecoder()
+_SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset
 _WS = re.compile(r"[ \t\n\r]*")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
 
@@ -149,7 +149,7 @@ class JsonLocator:
             pos = _WS.match(text, pos).end()
             if name == key:
                 return pos  # keys are unique: duplicates were refused when decoding
-            pos = _WS.match(text, _DECODER.raw_decode(text, pos)[1]).end()
+            pos = _WS.match(text, _SCAN(text, pos)[1]).end()
             if text[pos] == ",":
                 pos = _WS.match(text, pos + 1).end()
         return None
@@ -164,7 +164,7 @@ class JsonLocator:
             cursor = _WS.match(text, pos + 1).end()
             while text[cursor] != "]":
                 starts.append(cursor)
-                cursor = _WS.match(text, _DECODER.raw_decode(text, cursor)[1]).end()
+                cursor = _WS.match(text, _SCAN(text, cursor)[1]).end()
                 if text[cursor] == ",":
                     cursor = _WS.match(text, cursor + 1).end()
         return starts[index] if 0 <= index < len(starts) else None
