@@ -138,3 +138,20 @@ def with_placeholders(target: Any) -> Iterator[tuple[str, int, list[int], Any, A
     for entry in replica_lists(target):
         if entry[2] and min(entry[2]) < 0:
             yield entry
+
+
+def state_after_plan(plan: Plan, snapshot: Snapshot
+                     ) -> Iterator[tuple[str, list[list[int]], Any]]:
+    """(topic, replica list of each partition, first plan entry) for every snapshot topic a
+    plan touches, with the plan applied: a planned partition gets the plan's replicas, the
+    others their target replicas."""
+    planned: dict[str, dict[int, list[int]]] = {}
+    first = {}
+    for move in plan.moves:
+        planned.setdefault(move.topic, {})[move.partition] = move.replicas
+        first.setdefault(move.topic, move)
+    for name, moves in planned.items():
+        topic = snapshot.topics.get(name)
+        if topic is not None:
+            yield name, [moves[p.partition] if p.partition in moves else target_replicas(p)
+                         for p in topic.partitions], first[name]

@@ -2,6 +2,7 @@ from collections import Counter
 
 from ..model import Plan, current_rf
 from ..rule import Rule
+from .kafka import state_after_plan
 
 
 class InconsistentRf(Rule):
@@ -51,22 +52,12 @@ class InconsistentRf(Rule):
     def _plan(self, plan, ctx):
         if ctx.snapshot is None:
             return
-        planned: dict[str, dict[int, int]] = {}
-        first = {}
-        for move in plan.moves:
-            planned.setdefault(move.topic, {})[move.partition] = len(move.replicas)
-            first.setdefault(move.topic, move)
-        for name, sizes in planned.items():
-            topic = ctx.snapshot.topics.get(name)
-            if topic is None:
-                continue
-            rfs = Counter(sizes[p.partition] if p.partition in sizes else current_rf(p)
-                          for p in topic.partitions)
+        for name, replica_lists, first in state_after_plan(plan, ctx.snapshot):
+            rfs = Counter(map(len, replica_lists))
             if len(rfs) > 1:
-                move = first[name]
                 yield self.finding(f"after this plan, partitions of topic {name} would have "
                                    f"different replication factors: {_shares(rfs)}",
-                                   at=plan.where(move), topic=name)
+                                   at=plan.where(first), topic=name)
 
 
 def _shares(rfs: Counter) -> str:

@@ -2,6 +2,7 @@ from collections import Counter
 
 from ..model import Plan, target_replicas
 from ..rule import Rule
+from .kafka import state_after_plan
 
 
 class LeaderRackSkew(Rule):
@@ -40,15 +41,8 @@ class LeaderRackSkew(Rule):
             snapshot, profile = ctx.snapshot, ctx.profile
             if snapshot is None or profile is None:
                 return
-            planned: dict[str, dict[int, list[int]]] = {}
-            first = {}
-            for move in target.moves:
-                planned.setdefault(move.topic, {})[move.partition] = move.replicas
-                first.setdefault(move.topic, move)
-            subjects = [(name, [moves.get(p.partition) or target_replicas(p)
-                                for p in snapshot.topics[name].partitions],
-                         target.where(first[name]), "after this plan, ")
-                        for name, moves in planned.items() if name in snapshot.topics]
+            subjects = [(name, lists, target.where(first), "after this plan, ")
+                        for name, lists, first in state_after_plan(target, snapshot)]
         else:
             profile = target.profile
             subjects = [(t.name, [target_replicas(p) for p in t.partitions], t.where("name"),
