@@ -325,8 +325,9 @@ class _Predicate:
 
     def __init__(self, root: dict):
         self.root = root
-        self.ns: dict[str, Any] = {"NoneType": type(None)}
+        self.ns: dict[str, Any] = {"NoneType": type(None), "_MISSING": object()}
         self.defs: dict[str, str] = {}
+        self.vars = 0
 
     def function(self, schema: Any) -> Callable[[Any], bool]:
         body = self.expr(schema, "x", 0)
@@ -414,7 +415,11 @@ class _Predicate:
         known = self._name(frozenset(props))
         tests = [f"{name!r} in {v}" for name in schema.get("required", ())]
         for name, sub in props.items():
-            tests.append(f"({name!r} not in {v} or {self.expr(sub, f'{v}[{name!r}]', depth)})")
+            # bind each value once (a walrus), not once per keyword that looks at it
+            self.vars += 1
+            var = f"v{self.vars}"
+            tests.append(f"(({var} := {v}.get({name!r}, _MISSING)) is _MISSING or "
+                         f"{self.expr(sub, var, depth)})")
         extra = schema.get("additionalProperties", True)
         if extra is False:
             tests.append(f"{v}.keys() <= {known}")
