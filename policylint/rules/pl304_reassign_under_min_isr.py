@@ -32,12 +32,12 @@ class ReassignUnderMinIsr(Rule):
     def check(self, plan, ctx, options):
         min_isr: dict[str, int] = {}
         for move, state in zip(plan.moves, ctx.states(plan)):
-            if state is None or state.isr is None or not moves_data(move.replicas, state):
+            if state is None or state.isr is None:
                 continue
             floor = min_isr.get(move.topic)
             if floor is None:
                 floor = min_isr[move.topic] = ctx.min_isr(move.topic)
-            if len(state.isr) < floor:
+            if len(state.isr) < floor and moves_data(move.replicas, state):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while under "
                     f"min.insync.replicas: ISR {len(state.isr)} of {len(state.replicas)} "

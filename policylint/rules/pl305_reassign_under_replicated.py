@@ -33,10 +33,11 @@ class ReassignUnderReplicated(Rule):
 
     def check(self, plan, ctx, options):
         for move, state in zip(plan.moves, ctx.states(plan)):
-            if state is None or state.isr is None or not moves_data(move.replicas, state):
+            # the rare condition first: most partitions are in sync
+            if state is None or state.isr is None or len(state.replicas) <= len(state.isr):
                 continue
             original = original_replicas(state)
-            if len(original) - len(state.isr) > 0:
+            if len(original) - len(state.isr) > 0 and moves_data(move.replicas, state):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while "
                     f"under-replicated: ISR {fmt_ids(state.isr)} of replicas "
