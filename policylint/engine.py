@@ -25,7 +25,7 @@ class Context:
     manifests: list[TopicSpec] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     allow_rf_change: bool = False
-    unchecked: Counter = field(default_factory=Counter)
+    unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
     _states: dict[int, list[PartitionState | None]] = field(default_factory=dict)
 

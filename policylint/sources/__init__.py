@@ -93,11 +93,9 @@ def read(path: Path, max_size: int) -> SourceFile:
                          "decoded)", line, column) from None
     if not text.strip():
         raise ParseError("file is empty")
-    first = text.lstrip()[:1]
-    fmt = "json" if first in "{[" and not path.suffix.lower() in (".yaml", ".yml") else "yaml"
-    if path.suffix.lower() == ".json":
-        fmt = "json"
-    return SourceFile(name, text, fmt)
+    suffix = path.suffix.lower()
+    looks_json = suffix not in (".yaml", ".yml") and text.lstrip()[:1] in ("{", "[")
+    return SourceFile(name, text, "json" if suffix == ".json" or looks_json else "yaml")
 
 
 def _mib(size: int) -> str:
