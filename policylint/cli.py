@@ -52,8 +52,9 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 @app.command()
 def lint(
-    paths: List[str] = typer.Argument(None, metavar="[PATHS]...", help="Files or directories (default: .). "
-                                      "Directories are walked for YAML and JSON files."),
+    paths: List[str] = typer.Argument(None, metavar="[PATHS]...",
+                                      help="Files or directories (default: .). Directories "
+                                           "are walked for YAML and JSON files."),
     cluster: Optional[str] = typer.Option(None, "--cluster", metavar="FILE",
                                           help="ClusterSnapshot, cluster profile or Strimzi "
                                                "Kafka resource: the cluster context (not "

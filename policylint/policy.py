@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Ref
-from .registry import all_rules, find
+from .registry import find
 from .rule import Rule
 from .schema import Validator, format_path
 from .sources import display_name

@@ -89,9 +89,6 @@ class Validator:
         self._check(value, path, errs)
         return errs
 
-    def is_valid(self, value: Any) -> bool:
-        return not self.errors(value)
-
     # -- compilation -------------------------------------------------------------------
 
     def _compile(self, schema: Any) -> Check:

@@ -5,7 +5,6 @@ and compares the findings, as ``CODE file:line:column``, with ``expect``.
 """
 
 import datetime as dt
-import os
 
 import pytest
 import yaml

@@ -1,6 +1,6 @@
+from ..model import current_rf
 from ..rule import Rule
 from .kafka import manifest_rf
-from ..model import current_rf
 
 
 class RfChange(Rule):

@@ -1,6 +1,6 @@
+from ..model import Plan, Snapshot
 from ..rule import Rule
 from .kafka import manifest_rf, snapshot_topic_rf, subject
-from ..model import Plan, Snapshot
 
 
 class RfExceedsBrokers(Rule):
