@@ -67,6 +67,9 @@ def lint(
                                          help="Policy file (default: .policylint.yaml or "
                                               "[tool.policylint] in pyproject.toml, found "
                                               "upward from the working directory)."),
+    base: Optional[str] = typer.Option(None, "--base", metavar="REF",
+                                       help="Diff mode: also compare topic manifests with the "
+                                            "same topics at this git ref (PL202, PL206-PL208)."),
     fmt: Optional[str] = typer.Option(None, "--format", metavar="FORMAT",
                                       help="text or json (default: text)."),
     select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
@@ -105,7 +108,7 @@ def lint(
     try:
         result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
                           select=_codes(select), ignore=_codes(ignore),
-                          allow_rf_change=allow_rf_change, max_file_size=size)
+                          allow_rf_change=allow_rf_change, max_file_size=size, base=base)
     except (InputError, PolicyError, RegistryError) as exc:
         _fail(str(exc))
     except Exception as exc:  # a bug: one line, and the traceback on request

@@ -18,10 +18,11 @@ from .sources.document import Document
 def lint(paths: list[str], *, cluster: str | None = None, current: str | None = None,
          policy: str | None = None, select: list[str] | None = None,
          ignore: list[str] | None = None, allow_rf_change: bool = False,
-         max_file_size: int = sources.DEFAULT_MAX_FILE_SIZE,
+         max_file_size: int = sources.DEFAULT_MAX_FILE_SIZE, base: str | None = None,
          today: dt.date | None = None) -> Result:
-    """Lint files and directories. Raises InputError, PolicyError or RegistryError for
-    problems with the call itself (exit 2)."""
+    """Lint files and directories; with ``base`` (a git ref) also compare their topic
+    manifests with the same topics at that ref. Raises InputError, PolicyError or
+    RegistryError for problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
@@ -36,6 +37,10 @@ def lint(paths: list[str], *, cluster: str | None = None, current: str | None = 
         ctx.profile, ctx.snapshot = _cluster(inputs, cluster, max_file_size)
         if current is not None:
             ctx.current = _current(current, max_file_size)
+        if base is not None:
+            from .sources.git import files_at
+            ctx.base = sources.base_manifests(files_at(base, paths), max_file_size)
+            ctx.base_ref = base
         targets = {
             "manifest": inputs.manifests,
             "plan": inputs.plans,

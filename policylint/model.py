@@ -53,6 +53,7 @@ class TopicSpec:
     paths: dict[str, tuple]           # field ("name", "rf", "config", ...) -> document path
     assignment: list[list[int]] | None = None  # explicit replica assignment, if the format has one
     annotations: dict[str, Any] = field(default_factory=dict)
+    resource: tuple | None = None  # the manifest's own identity (kind, namespace, name)
 
     def where(self, name: str, *rest: Any) -> Ref:
         return (self.doc, self.paths.get(name, ()) + rest)

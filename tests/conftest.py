@@ -1,3 +1,4 @@
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -28,3 +29,17 @@ def write_files(root: Path, files: dict) -> None:
             target.write_text(textwrap.dedent(content))
         else:  # raw bytes given as a list of ints or via `bytes:`
             target.write_bytes(bytes(content["bytes"]))
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def git_commit(root: Path, message: str) -> None:
+    """Commit everything under ``root``, making it a git repository first if need be."""
+    if not (root / ".git").exists():
+        git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=policylint", "-c", "user.email=policylint@example.com",
+        "commit", "-q", "--allow-empty", "-m", message)

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from itertools import groupby
 
+# code -> (what it counts, why it could not check them), for the summary
+_UNCHECKED = {
+    "PL201": ("partition", "no snapshot, --current assignment or manifest gives their current "
+                           "replication factor"),
+    "PL202": ("topic", "the replication factor is left to the broker default and no cluster "
+                       "profile (--cluster) gives it"),
+    "PL206": ("topic", "the partition count is left to the broker default and no cluster "
+                       "profile (--cluster) gives it"),
+}
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 
 
@@ -22,11 +31,11 @@ def render(result, color: bool = False, **_) -> str:
                          f"{f.message}{tail}")
         lines.append("")
     lines.append(summary_line(result))
-    unchecked = result.unchecked.get("PL201", 0)
-    if unchecked:
-        lines.append(f"PL201 could not be checked for {unchecked} partition"
-                     f"{'s' if unchecked != 1 else ''}: no snapshot, --current assignment or "
-                     "manifest gives their current replication factor.")
+    for code, count in result.unchecked.items():
+        if count:
+            subject, why = _UNCHECKED.get(code, ("subject", "it lacked the data"))
+            lines.append(f"{code} could not be checked for {count} {subject}"
+                         f"{'s' if count != 1 else ''}: {why}.")
     return "\n".join(lines) + "\n"
 
 

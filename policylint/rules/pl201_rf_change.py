@@ -10,9 +10,10 @@ class RfChange(Rule):
     Compares each plan entry's replica count with the partition's current replication
     factor, taken from the first baseline found: the snapshot (KIP-860: for a partition
     already reassigning, the size of its in-flight target, `replicas - removing`), else the
-    `--current` assignment JSON, else the RF declared by the topic's manifest in the same
-    run. Partitions with no baseline are counted in the summary as unchecked. Allowed for
-    topics in the policy's `allow.rf_change` and with `--allow-rf-change`.
+    `--current` assignment JSON, else the RF declared by the topic's manifest (in diff mode
+    the manifest at the base ref, else the one in the same run). Partitions with no
+    baseline are counted in the summary as unchecked. Allowed for topics in the policy's
+    `allow.rf_change` and with `--allow-rf-change`.
 
     ## Why is this bad?
     Tools that read replica sets with `describeTopics` during a reassignment see the
@@ -54,9 +55,8 @@ class RfChange(Rule):
                 rf, source = len(current[move[:2]]), "--current"
             else:
                 if topic not in declared:
-                    spec = ctx.manifest(topic)
-                    declared[topic] = None if spec is None else manifest_rf(spec, ctx.profile)
-                rf, source = declared[topic], f"the manifest of {topic}"
+                    declared[topic] = self._declared(ctx, topic)
+                rf, source = declared[topic]
                 if rf is None:
                     ctx.unchecked[self.code] += 1
                     continue
@@ -66,3 +66,13 @@ class RfChange(Rule):
                     f"{rf} to {len(move.replicas)} (current RF from {source}; if intended, "
                     "allow it with allow.rf_change in the policy or --allow-rf-change)",
                     at=plan.where(move, "replicas"), topic=topic, partition=move.partition)
+
+    @staticmethod
+    def _declared(ctx, topic: str) -> tuple[int | None, str]:
+        """The RF a manifest declares: at the base ref in diff mode, else in this run."""
+        spec = ctx.base_manifest(topic)
+        if spec is not None:
+            return manifest_rf(spec, ctx.profile), f"the manifest of {topic} at {ctx.base_ref}"
+        spec = ctx.manifest(topic)
+        return (None if spec is None else manifest_rf(spec, ctx.profile),
+                f"the manifest of {topic}")

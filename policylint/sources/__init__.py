@@ -83,7 +83,11 @@ def read(path: Path, max_size: int) -> SourceFile:
     if size > max_size:
         raise ParseError(f"file is {_mib(size)}, larger than the {_mib(max_size)} limit "
                          "(raise it with --max-file-size)")
-    data = path.read_bytes()
+    return decode(name, path.read_bytes(), path.suffix.lower())
+
+
+def decode(name: str, data: bytes, suffix: str) -> SourceFile:
+    """A file's bytes as text, in the format its suffix or content says."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -93,7 +97,6 @@ def read(path: Path, max_size: int) -> SourceFile:
                          "decoded)", line, column) from None
     if not text.strip():
         raise ParseError("file is empty")
-    suffix = path.suffix.lower()
     looks_json = suffix not in (".yaml", ".yml") and text.lstrip()[:1] in ("{", "[")
     return SourceFile(name, text, "json" if suffix == ".json" or looks_json else "yaml")
 
@@ -218,3 +221,22 @@ def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[tuple
             raise InputError(f"{path}:{line}:{column}: {format_path(where)}: {message}")
         found.append((kind, doc))
     return found
+
+
+def base_manifests(files: list[tuple[str, bytes]], max_size: int = DEFAULT_MAX_FILE_SIZE
+                   ) -> list[TopicSpec]:
+    """The valid topic manifests among ``(name, bytes)`` files read from a git ref. They are
+    the baseline of the diff rules, not linted: anything unreadable is left out."""
+    specs = []
+    for name, data in files:
+        if len(data) > max_size:
+            continue
+        try:
+            docs = parse(decode(name, data, os.path.splitext(name)[1].lower()))
+        except ParseError:
+            continue
+        for doc in docs:
+            if detect(doc.data) == "strimzi-topic" and \
+                    not validator("strimzi-topic").errors(doc.data):
+                specs.append(strimzi.topic_spec(doc))
+    return specs

@@ -38,6 +38,7 @@ def topic_spec(doc: Document) -> TopicSpec:
         paths={"name": name_path, "rf": ("spec", "replicas"),
                "partitions": ("spec", "partitions"), "config": ("spec", "config")},
         annotations=metadata.get("annotations") or {},
+        resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
     )
 
 

@@ -1,0 +1,80 @@
+"""What changed between the manifests at the base ref and the working tree (diff mode).
+
+Topics are matched by Kafka topic name, not by file: a topic moved to another file is the
+same topic, and a file may hold several topics.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from ..model import ClusterProfile, TopicSpec
+from .kafka import as_int
+
+ALLOW_RF_CHANGE = "policylint.io/allow-rf-change"
+
+
+def matched(ctx) -> Iterator[tuple[TopicSpec, TopicSpec]]:
+    """(base, head) manifests of every topic present at the base ref and now."""
+    if ctx.base is None:
+        return
+    seen: set[str] = set()
+    for spec in ctx.manifests:
+        old = ctx.base_manifest(spec.name)
+        if old is not None and spec.name not in seen:
+            seen.add(spec.name)
+            yield old, spec
+
+
+def renamed(ctx) -> list[tuple[TopicSpec, TopicSpec]]:
+    """(base, head) manifests of one resource whose Kafka topic name changed."""
+    if ctx.base is None:
+        return []
+    before = {spec.resource: spec for spec in ctx.base if spec.resource is not None}
+    return [(before[spec.resource], spec) for spec in ctx.manifests
+            if spec.resource in before and before[spec.resource].name != spec.name]
+
+
+def deleted(ctx) -> list[TopicSpec]:
+    """Base manifests of topics that no manifest defines any more (renames excepted)."""
+    if ctx.base is None:
+        return []
+    gone = {spec.name for spec in ctx.manifests} | {old.name for old, _ in renamed(ctx)}
+    result = []
+    for spec in ctx.base:
+        if spec.name not in gone:
+            gone.add(spec.name)
+            result.append(spec)
+    return result
+
+
+def default_partitions(profile: ClusterProfile | None) -> int | None:
+    """The broker default partition count (num.partitions); Kafka's own default is 1."""
+    if profile is None:
+        return None
+    return as_int(profile.config.get("num.partitions", 1))
+
+
+def resolved(ctx, code: str, old: int | None, new: int | None,
+             default: Callable[[Any], int | None]) -> tuple[int, int] | None:
+    """A setting at the base ref and now, as numbers. A side left to the broker default
+    (None) is resolved through the cluster profile; without one the change is unknown and
+    counted as unchecked. None also when both sides are the default."""
+    if old is None and new is None:
+        return None
+    if old is not None and new is not None:
+        return old, new
+    fallback = default(ctx.profile)
+    if fallback is None:
+        ctx.unchecked[code] += 1
+        return None
+    return (fallback if old is None else old), (fallback if new is None else new)
+
+
+def words(declared: int | None, value: int) -> str:
+    return str(value) if declared is not None else f"{value} (the broker default)"
+
+
+def allows_rf_change(ctx, spec: TopicSpec) -> bool:
+    value = spec.annotations.get(ALLOW_RF_CHANGE)
+    return ctx.allows_rf_change(spec.name) or str(value).lower() == "true"

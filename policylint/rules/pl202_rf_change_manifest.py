@@ -1,0 +1,54 @@
+from ..rule import Rule
+from .diff import ALLOW_RF_CHANGE, allows_rf_change, matched, resolved, words
+from .kafka import default_rf
+
+
+class RfChangeManifest(Rule):
+    """A topic manifest changes the replication factor (diff mode).
+
+    ## What it does
+    With `--base REF`, compares each topic manifest's replication factor with the same
+    topic's manifest at REF (matched by Kafka topic name, wherever the file is). A factor
+    left to the broker default is resolved through the cluster profile; without a profile
+    such a change is counted as unchecked. Allowed for topics in the policy's
+    `allow.rf_change`, with `--allow-rf-change`, and for manifests annotated
+    `policylint.io/allow-rf-change: "true"`.
+
+    ## Why is this bad?
+    Changing the replication factor moves data between brokers: the Strimzi topic operator
+    runs a reassignment through Cruise Control, which can saturate the cluster, and a lower
+    factor silently weakens durability. Such a change should be deliberate and reviewed.
+
+    ## Example
+    At REF `spec.replicas: 3`, now:
+    ```yaml
+    spec:
+      replicas: 2
+    ```
+
+    ## Use instead
+    Keep `replicas: 3`, or mark the change as intended:
+    ```yaml
+    metadata:
+      annotations:
+        policylint.io/allow-rf-change: "true"
+    spec:
+      replicas: 2
+    ```
+    """
+    code = "PL202"
+    name = "rf-change-manifest"
+    severity = "error"
+    targets = ("run",)
+
+    def check(self, ctx, _, options):
+        for old, new in matched(ctx):
+            values = resolved(ctx, self.code, old.rf, new.rf, default_rf)
+            if values is None or values[0] == values[1] or allows_rf_change(ctx, new):
+                continue
+            yield self.finding(
+                f"topic {new.name}: replication factor is changed from {words(old.rf, values[0])}"
+                f" at {ctx.base_ref} to {words(new.rf, values[1])} (if intended, annotate the "
+                f'manifest with {ALLOW_RF_CHANGE}: "true" or allow it with allow.rf_change in '
+                "the policy)",
+                at=new.where("rf"), topic=new.name)

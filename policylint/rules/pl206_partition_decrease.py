@@ -1,0 +1,43 @@
+from ..rule import Rule
+from .diff import default_partitions, matched, resolved, words
+
+
+class PartitionDecrease(Rule):
+    """A topic manifest lowers the partition count (diff mode).
+
+    ## What it does
+    With `--base REF`, compares each topic manifest's partition count with the same topic's
+    manifest at REF (matched by Kafka topic name). A count left to the broker default
+    (`num.partitions`) is resolved through the cluster profile; without a profile such a
+    change is counted as unchecked.
+
+    ## Why is this bad?
+    Kafka can add partitions but never remove them. The Strimzi topic operator refuses the
+    change and marks the topic not ready, so the manifest and the cluster drift apart.
+
+    ## Example
+    At REF `spec.partitions: 12`, now:
+    ```yaml
+    spec:
+      partitions: 6
+    ```
+
+    ## Use instead
+    Keep 12 partitions, or create a new topic with fewer partitions and migrate to it.
+    """
+    code = "PL206"
+    name = "partition-decrease"
+    severity = "error"
+    targets = ("run",)
+
+    def check(self, ctx, _, options):
+        for old, new in matched(ctx):
+            values = resolved(ctx, self.code, old.partitions, new.partitions,
+                              default_partitions)
+            if values is None or values[1] >= values[0]:
+                continue
+            yield self.finding(
+                f"topic {new.name}: partition count is lowered from "
+                f"{words(old.partitions, values[0])} at {ctx.base_ref} to "
+                f"{words(new.partitions, values[1])}; Kafka cannot remove partitions",
+                at=new.where("partitions"), topic=new.name)

@@ -1,0 +1,37 @@
+from ..rule import Rule
+from .diff import deleted
+
+
+class TopicDeleted(Rule):
+    """A topic manifest present at the base ref is gone (diff mode).
+
+    ## What it does
+    With `--base REF`, reports every Kafka topic defined by a manifest at REF that no
+    manifest defines now. A topic moved to another file, or into a file with other topics,
+    is not deleted. The finding names the file the topic was in at REF; it has no line.
+    Lint directories, not single files, so that a topic moved elsewhere is found.
+
+    ## Why is this bad?
+    When the topic operator manages the topic, deleting its `KafkaTopic` deletes the Kafka
+    topic and all its data (unless deletion is disabled on the cluster).
+
+    ## Example
+    `topics/orders.yaml` removed while `orders` still has producers.
+
+    ## Use instead
+    Keep the manifest, or delete it deliberately and suppress the finding with an exemption
+    that gives the reason.
+    """
+    code = "PL208"
+    name = "topic-deleted"
+    severity = "warning"
+    targets = ("run",)
+
+    def check(self, ctx, _, options):
+        for old in deleted(ctx):
+            finding = self.finding(
+                f"topic {old.name}: its manifest at {ctx.base_ref} ({old.doc.source.name}) is "
+                "gone; merging this deletes the topic and its data where the topic operator "
+                "manages it", topic=old.name)
+            finding.file = old.doc.source.name
+            yield finding
