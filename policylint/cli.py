@@ -18,7 +18,7 @@ app = typer.Typer(
          "cluster snapshots.\n\nExit status: 0 no finding at or above --fail-on, 1 findings, "
          "2 usage, policy or internal error.")
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github", "markdown")
 FAIL_ON = ("error", "warning", "note")
 
 
@@ -36,6 +36,28 @@ def _size(text: str) -> int:
     if not match:
         raise typer.BadParameter(f"{text!r} is not a size like 300M or 1G")
     return int(match.group(1)) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[match.group(2)]
+
+
+def _report(spec: str) -> tuple[str, str]:
+    fmt, sep, file = spec.partition(":")
+    if not sep or not file or fmt not in FORMATS:
+        _fail(f"--report takes FORMAT:FILE with FORMAT one of {', '.join(FORMATS)}, not "
+              f"{spec!r}")
+    return fmt, file
+
+
+def _write_atomically(file: str, text: str) -> None:
+    """Readers of FILE see the old content or the new one, never a half-written file."""
+    import tempfile
+    directory = os.path.dirname(os.path.abspath(file))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".policylint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, file)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _version(value: bool) -> None:
@@ -71,7 +93,12 @@ def lint(
                                        help="Diff mode: also compare topic manifests with the "
                                             "same topics at this git ref (PL202, PL206-PL208)."),
     fmt: Optional[str] = typer.Option(None, "--format", metavar="FORMAT",
-                                      help="text or json (default: text)."),
+                                      help="text, json, sarif, github or markdown (default: "
+                                           "github when GITHUB_ACTIONS=true, else text)."),
+    reports: Optional[List[str]] = typer.Option(None, "--report", metavar="FORMAT:FILE",
+                                                help="Also write the result in FORMAT to FILE "
+                                                     "(repeatable), e.g. --report "
+                                                     "sarif:policylint.sarif."),
     select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
                                                help="Only these rules: codes, code prefixes "
                                                     "(PL2) or names, comma-separated."),
@@ -95,9 +122,10 @@ def lint(
     from .reporters import render
     from .sources import InputError
 
-    fmt = fmt or "text"
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    extra = [_report(spec) for spec in reports or []]
     if fail_on not in FAIL_ON:
         _fail(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
     try:
@@ -117,6 +145,11 @@ def lint(
         _fail(f"internal error: {type(exc).__name__}: {exc} (set POLICYLINT_DEBUG=1 for the "
               "traceback, and please report it)")
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
+    for report_fmt, file in extra:
+        try:
+            _write_atomically(file, render(report_fmt, result))
+        except OSError as exc:
+            _fail(f"--report {report_fmt}:{file}: {exc.strerror or exc}")
     sys.stdout.write(render(fmt, result, color=use_color))
     raise typer.Exit(1 if result.failed(fail_on) else 0)
 

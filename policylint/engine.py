@@ -77,6 +77,7 @@ class Result:
     findings: list[Finding]
     files: int
     unchecked: dict[str, int]
+    rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -120,7 +121,8 @@ def run(ctx: Context, targets: dict[str, list[Any]], rules: list[Rule],
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     unchecked = {"PL201": 0} | {code: n for code, n in sorted(ctx.unchecked.items()) if n}
-    return Result(findings, files, unchecked)
+    return Result(findings, files, unchecked,
+                  [(rule, ctx.policy.severity(rule)) for rule in rules])
 
 
 def _expired_exemptions(policy: Policy, today: dt.date, rules: dict[str, Rule]
@@ -153,18 +155,20 @@ def _suppress(finding: Finding, rule: Rule, exemptions: list) -> None:
         disables = doc.source.disables()
         for line in (finding.line, finding.line - 1):
             if line in disables and keys & disables[line][0]:
-                finding.suppressed = True
-                finding.justification = disables[line][1] or "disabled by an inline comment"
+                _suppressed(finding, "inSource",
+                            disables[line][1] or "disabled by an inline comment")
                 return
     if doc is not None and isinstance(doc.data, dict):
         annotations = (doc.data.get("metadata") or {}).get("annotations") or {}
         listed = annotations.get("policylint.io/disable")
         if isinstance(listed, str) and keys & {c.strip() for c in listed.split(",")}:
-            finding.suppressed = True
-            finding.justification = "disabled by the policylint.io/disable annotation"
+            _suppressed(finding, "inSource", "disabled by the policylint.io/disable annotation")
             return
     for ex in exemptions:
         if ex.covers(rule.code, finding.topic):
-            finding.suppressed = True
-            finding.justification = ex.reason
+            _suppressed(finding, "external", ex.reason)
             return
+
+
+def _suppressed(finding: Finding, kind: str, justification: str) -> None:
+    finding.suppressed, finding.suppression, finding.justification = True, kind, justification

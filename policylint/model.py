@@ -150,6 +150,7 @@ class Finding:
     column: int | None = None
     suppressed: bool = False
     justification: str | None = None
+    suppression: str | None = None  # SARIF's kind: "inSource" (comment, annotation), "external"
 
     def sort_key(self) -> tuple:
         return (self.file or "", self.line or 0, self.column or 0, self.rule,

@@ -1,0 +1,79 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections import Counter
+
+from .. import __version__
+from . import repo_relative
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def _rule(rule, severity: str) -> dict:
+    doc = inspect.cleandoc(type(rule).__doc__ or "")
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary()},
+        "fullDescription": {"text": _section(doc, "What it does") or rule.summary()},
+        "help": {"text": doc, "markdown": doc},
+        "defaultConfiguration": {"level": _LEVELS[severity]},
+        "properties": {"tags": ["kafka"]},
+    }
+
+
+def _section(doc: str, heading: str) -> str:
+    """The text under one ``## heading`` of a rule's docstring, as one paragraph."""
+    _, found, rest = doc.partition(f"## {heading}\n")
+    return " ".join(rest.split("\n## ")[0].split()) if found else ""
+
+
+def _fingerprint(f, uri: str | None) -> str:
+    """Identifies a finding across commits: no line, column or list position, so that it
+    survives edits elsewhere in the file. Findings with the same identity are numbered."""
+    keys = [k for k in (f.at[1] if f.at else ()) if isinstance(k, str)]
+    identity = [f.rule, uri, f.topic, f.partition, keys]
+    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
+
+
+def render(result, **_) -> str:
+    rules = [_rule(rule, severity) for rule, severity in result.rules]
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    seen: Counter = Counter()
+    results = []
+    for f in result.findings:
+        uri = repo_relative(f.file) if f.file else None
+        fingerprint = _fingerprint(f, uri)
+        seen[fingerprint] += 1
+        entry: dict = {"ruleId": f.rule, "ruleIndex": index[f.rule], "level": _LEVELS[f.severity],
+                       "message": {"text": f.message}}
+        if uri is not None:
+            location: dict = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
+            if f.line is not None:
+                location["region"] = {"startLine": f.line, "startColumn": f.column}
+            entry["locations"] = [{"physicalLocation": location}]
+        entry["partialFingerprints"] = {"policylint/v1": f"{fingerprint}:{seen[fingerprint]}"}
+        if f.suppressed:
+            entry["suppressions"] = [{"kind": f.suppression or "external",
+                                      "justification": f.justification or ""}]
+        properties = {k: v for k, v in (("topic", f.topic), ("partition", f.partition))
+                      if v is not None}
+        if properties:
+            entry["properties"] = properties
+        results.append(entry)
+    document = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "policylint", "version": __version__,
+                                "semanticVersion": __version__, "rules": rules}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

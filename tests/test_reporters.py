@@ -1,0 +1,130 @@
+"""Output formats: golden files for each, SARIF against the official schema, GitHub escaping."""
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from policylint.cli import app
+from policylint.engine import Result
+from policylint.linter import lint
+from policylint.model import Finding
+from policylint.reporters import FORMATS, render
+
+ROOT = Path(__file__).parent.parent
+GOLDEN = Path(__file__).parent / "golden"
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
+SUFFIX = {"text": "txt", "json": "json", "sarif": "sarif", "github": "github", "markdown": "md"}
+
+
+@pytest.fixture
+def examples(monkeypatch):
+    """The bundled examples, linted from the project root on a fixed day."""
+    monkeypatch.chdir(ROOT)
+    return lint(["examples/gitops"], cluster="examples/clusters/prod-eu-1.json",
+                policy="examples/policylint.yaml", today=dt.date(2026, 11, 21))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_golden(fmt, examples):
+    """Set POLICYLINT_UPDATE_GOLDEN=1 to rewrite the golden files after a deliberate change."""
+    output = render(fmt, examples)
+    golden = GOLDEN / f"examples.{SUFFIX[fmt]}"
+    if os.environ.get("POLICYLINT_UPDATE_GOLDEN"):
+        golden.write_text(output)
+    assert output == golden.read_text()
+
+
+def test_sarif_is_valid_and_complete(examples):
+    sarif = json.loads(render("sarif", examples))
+    jsonschema.validate(sarif, SARIF_SCHEMA)
+    run = sarif["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    for rule in rules:
+        assert {"id", "name", "shortDescription", "help", "defaultConfiguration"} <= set(rule)
+        assert rule["help"]["text"].count("## ") >= 4
+    assert {r["id"]: r["defaultConfiguration"]["level"] for r in rules}["PL205"] == "warning"
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        location = result["locations"][0]["physicalLocation"]
+        uri = location["artifactLocation"]["uri"]
+        assert uri.startswith("examples/gitops/") and location["region"]["startLine"] >= 1
+    suppressed = [r for r in run["results"] if "suppressions" in r]
+    assert len(suppressed) == 2
+    assert {s["suppressions"][0]["kind"] for s in suppressed} == {"inSource", "external"}
+    assert all(s["suppressions"][0]["justification"] for s in suppressed)
+
+
+def test_sarif_fingerprints_survive_moved_lines(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    topic = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: t}\n"
+             "spec:\n  replicas: 2\n  config: {min.insync.replicas: 3}\n")
+    plan = ('{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 1]},'
+            ' {"topic": "t", "partition": 1, "replicas": [2, 2]}]}')
+
+    def fingerprints():
+        sarif = json.loads(render("sarif", lint(["."])))
+        results = sarif["runs"][0]["results"]
+        return ({r["partialFingerprints"]["policylint/v1"] for r in results},
+                [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results])
+
+    (tmp_path / "t.yaml").write_text(topic)
+    (tmp_path / "p.json").write_text(plan)
+    before, lines_before = fingerprints()
+    (tmp_path / "t.yaml").write_text("# owned by team-a\n\n" + topic)
+    (tmp_path / "p.json").write_text(plan.replace('[{"topic"', '[\n\n  {"topic"'))
+    after, lines_after = fingerprints()
+    assert lines_before != lines_after
+    assert before == after and len(before) == len(lines_before) >= 3  # each its own
+
+
+def finding(message, severity="error", **kw):
+    f = Finding("PL301", "min-isr-exceeds-rf", severity, message, file="a.yaml", line=3,
+                column=5, **kw)
+    return f
+
+
+def test_github_escapes_data_and_properties(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = Result([finding("100% sure\r\nnext: a, b"),
+                     Finding("PL303", "min-isr-too-low", "note", "low", file="x:y,z.yaml"),
+                     finding("hidden", suppressed=True)], 2, {"PL201": 0})
+    lines = render("github", result).splitlines()
+    assert lines[0] == ("::error file=a.yaml,line=3,col=5,title=PL301 min-isr-exceeds-rf::"
+                        "100%25 sure%0D%0Anext: a, b")
+    assert lines[1] == "::notice file=x%3Ay%2Cz.yaml,title=PL303 min-isr-too-low::low"
+    assert len(lines) == 3 and lines[2].startswith("Found 2 problems")
+
+
+def test_markdown_escapes_table_cells(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = render("markdown", Result([finding("a | b\nc")], 1, {"PL201": 0}))
+    assert "| `a.yaml:3:5` | :x: PL301 | a \\| b c |" in out
+
+
+def test_github_format_is_the_default_in_github_actions(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.json").write_text('{"version": 1, "partitions": []}')
+    out = CliRunner().invoke(app, ["lint", "p.json"], env={"GITHUB_ACTIONS": "true"}).stdout
+    assert out.startswith("::error file=p.json,line=1,col=")
+    out = CliRunner().invoke(app, ["lint", "p.json"], env={"GITHUB_ACTIONS": ""}).stdout
+    assert out.startswith("p.json\n")
+
+
+def test_report_files_are_written_besides_stdout(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.json").write_text('{"version": 1, "partitions": []}')
+    run = CliRunner().invoke(app, ["lint", "p.json", "--format", "github",
+                                   "--report", "sarif:out.sarif", "--report", "json:out.json"])
+    assert run.exit_code == 1 and run.stdout.startswith("::error ")
+    jsonschema.validate(json.loads((tmp_path / "out.sarif").read_text()), SARIF_SCHEMA)
+    assert json.loads((tmp_path / "out.json").read_text())["summary"]["error"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "out.sarif", "p.json"]
+    bad = CliRunner().invoke(app, ["lint", "p.json", "--report", "xml:out.xml"])
+    assert bad.exit_code == 2 and "FORMAT:FILE" in bad.stderr
+    missing = CliRunner().invoke(app, ["lint", "p.json", "--report", "json:no/such/dir/x"])
+    assert missing.exit_code == 2 and "--report json:no/such/dir/x" in missing.stderr
