@@ -1,0 +1,262 @@
+"""The pre-commit hook and the GitHub Action, run for real.
+
+The hook runs through the real ``pre-commit try-repo`` against temporary git repositories.
+The action's run steps are executed by bash as a runner would run them: ``${{ }}``
+expressions evaluated into the steps' ``env``, ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY``
+files, ``GITHUB_ACTIONS=true``. The ``uses:`` steps (setup-python, upload-sarif) are GitHub's
+own; the test checks they are pinned and called with the right inputs.
+Both install policylint from this checkout into a fresh environment, from the package index.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import git, git_commit, write_files
+
+ROOT = Path(__file__).parent.parent
+BIN = Path(sys.executable).parent
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
+
+SNAPSHOT = """{"kind": "ClusterSnapshot", "version": 1, "cluster": "prod",
+ "brokers": [{"id": 1, "rack": "a"}, {"id": 2, "rack": "b"}, {"id": 3, "rack": "c"},
+             {"id": 4, "rack": "a"}],
+ "config": {"min.insync.replicas": "2"},
+ "topics": [{"name": "orders", "partitions": [
+   {"partition": 0, "replicas": [1, 2, 3], "isr": [1, 2, 3]}]}]}
+"""
+TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata: {name: orders}
+spec:
+  partitions: 3
+  replicas: 3
+  config: {min.insync.replicas: 2}
+"""
+GOOD_PLAN = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [4, 2, 3]}]}\n'
+BAD_PLAN = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [1, 2, 3, 4]}]}\n'
+
+
+def tool(name):
+    return str(BIN / name)
+
+
+# -- pre-commit ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory):
+    """This working tree as one commit (pre-commit installs hooks from commits), and a
+    pre-commit home that keeps the hook's environment between tests."""
+    copy = tmp_path_factory.mktemp("policylint-repo")
+    listed = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    git_commit(copy, "policylint")
+    return copy, tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(repo, hook_repo):
+    source, home = hook_repo
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    return subprocess.run([tool("pre-commit"), "try-repo", str(source), "policylint"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_pre_commit_hook_blocks_a_violating_commit_and_passes_a_clean_one(
+        tmp_path, hook_repo):
+    write_files(tmp_path, {"cluster/prod.json": SNAPSHOT, "topics/orders.yaml": TOPIC,
+                           "plans/move.json": BAD_PLAN,
+                           ".github/dependabot.yml": "version: 2\nupdates: []\n"})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    bad = try_repo(tmp_path, hook_repo)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "policylint" in bad.stdout and "Failed" in bad.stdout
+    assert "PL201" in bad.stdout and "replication factor is changed from 3 to 4" in bad.stdout
+    assert "PL102" not in bad.stdout  # unrelated YAML is not policylint's business
+
+    write_files(tmp_path, {"plans/move.json": GOOD_PLAN})
+    git(tmp_path, "add", "-A")
+    good = try_repo(tmp_path, hook_repo)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert re.search(r"policylint\.+Passed", good.stdout)
+
+
+def test_hook_definition():
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "policylint" and hook["types_or"] == ["yaml", "json"]
+    assert hook["require_serial"] is True and hook["language"] == "python"
+
+
+# -- GitHub Action: static checks ---------------------------------------------------------
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+STEPS = ACTION["runs"]["steps"]
+
+
+def test_action_matches_githubs_schema_and_passes_zizmor():
+    for args in ([tool("check-jsonschema"), "--builtin-schema", "vendor.github-actions",
+                  "action.yml"],
+                 [tool("zizmor"), "--offline", "--persona=auditor", "action.yml"]):
+        done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_readme_workflow_is_the_example_and_is_a_valid_workflow():
+    workflow = (ROOT / "examples/github/policylint.yml").read_text()
+    assert workflow in (ROOT / "README.md").read_text()
+    assert "fetch-depth: 0" in workflow and "security-events: write" in workflow
+    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema",
+                           "vendor.github-workflows", "examples/github/policylint.yml"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_inputs_reach_shell_code_only_through_env():
+    for step in STEPS:
+        if "run" in step:
+            assert "${{" not in step["run"], step["name"]
+
+
+def test_actions_used_are_pinned_to_full_commits():
+    used = [step["uses"] for step in STEPS if "uses" in step]
+    assert any(u.startswith("github/codeql-action/upload-sarif@") for u in used)
+    for uses in used:
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), uses
+
+
+# -- GitHub Action: the run steps, executed ------------------------------------------------
+
+def evaluate(text, ctx):
+    """The ``${{ }}`` expressions the action uses: context paths and ``x == 'y'``."""
+    def value(expr):
+        expr = expr.strip()
+        if "==" in expr:
+            left, right = (part.strip() for part in expr.split("=="))
+            return str(value(left) == right.strip("'")).lower()
+        node = ctx
+        for key in expr.split("."):
+            node = node.get(key, "") if isinstance(node, dict) else ""
+        return node
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: str(value(m.group(1))), str(text))
+
+
+def read_outputs(path):
+    outputs = {}
+    for line in path.read_text().splitlines() if path.exists() else ():
+        key, _, val = line.partition("=")
+        outputs[key] = val
+    return outputs
+
+
+def run_action(workspace, runner_temp, inputs, event):
+    """Runs the action's steps in order; returns (log, step outputs, summary, calls of
+    ``uses:`` steps, exit status of the first failing step or 0)."""
+    ctx = {"github": {"action_path": str(ROOT), "event": event}, "steps": {}}
+    ctx["inputs"] = {name: evaluate(spec.get("default", ""), ctx)
+                     for name, spec in ACTION["inputs"].items()} | inputs
+    summary = runner_temp / f"summary-{workspace.name}.md"
+    log, calls = [], []
+    for step in STEPS:
+        if "if" in step and evaluate(step["if"], ctx) != "true":
+            continue
+        if "uses" in step:
+            calls.append((step["uses"], {k: evaluate(v, ctx) for k, v in step["with"].items()}))
+            continue
+        output = runner_temp / f"output-{step.get('id', len(log))}"
+        env = {**os.environ, **{k: evaluate(v, ctx) for k, v in step.get("env", {}).items()},
+               "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
+               "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(runner_temp),
+               "GITHUB_WORKSPACE": str(workspace),
+               "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                               step["run"]], cwd=workspace, env=env, capture_output=True,
+                              text=True, timeout=600)
+        log.append(done.stdout + done.stderr)
+        if "id" in step:
+            ctx["steps"][step["id"]] = {"outputs": read_outputs(output)}
+        if done.returncode != 0:
+            return log, ctx["steps"], summary, calls, done.returncode
+    return log, ctx["steps"], summary, calls, 0
+
+
+@pytest.fixture(scope="module")
+def runner_temp(tmp_path_factory):
+    return tmp_path_factory.mktemp("runner-temp")
+
+
+@pytest.fixture
+def pull_request(tmp_path):
+    """A repository whose main has a topic; the pull request adds a plan and edits it."""
+    write_files(tmp_path, {"cluster/prod.json": SNAPSHOT, "topics/orders.yaml": TOPIC})
+    git_commit(tmp_path, "main")
+    base = git(tmp_path, "rev-parse", "HEAD").strip()
+    git(tmp_path, "checkout", "-q", "-b", "pr")
+    return tmp_path, {"pull_request": {"base": {"sha": base}}}
+
+
+def test_action_on_a_violating_pull_request(pull_request, runner_temp):
+    workspace, event = pull_request
+    write_files(workspace, {"plans/move.json": BAD_PLAN,
+                            "topics/orders.yaml": TOPIC.replace("partitions: 3", "partitions: 2")
+                            .replace("replicas: 3", "replicas: 4")})
+    git_commit(workspace, "pr")
+    log, steps, summary, calls, status = run_action(
+        workspace, runner_temp,
+        {"paths": "topics\nplans", "cluster": "cluster/prod.json", "sarif": "true"}, event)
+    assert status == 1, log
+    outputs = steps["lint"]["outputs"]
+    lint_log = log[1]
+    # annotations on the changed lines, diff mode on by default in a pull request
+    assert "::error file=plans/move.json,line=1,col=79,title=PL201 rf-change::" in lint_log
+    assert "::error file=topics/orders.yaml,line=6,col=13,title=PL202 rf-change-manifest::" \
+        in lint_log
+    assert "title=PL206 partition-decrease::" in lint_log
+    report = json.loads((runner_temp / "policylint.json").read_text())["summary"]
+    assert outputs["errors"] == str(report["error"]) and int(outputs["errors"]) >= 3
+    assert outputs["warnings"] == str(report["warning"])
+    sarif = json.loads(Path(outputs["sarif-file"]).read_text())
+    jsonschema.validate(sarif, SARIF_SCHEMA)
+    assert calls[-1][0].startswith("github/codeql-action/upload-sarif@")
+    assert calls[-1][1] == {"sarif_file": outputs["sarif-file"], "category": "policylint"}
+    text = summary.read_text()
+    assert text.startswith("## policylint") and "| PL202 rf-change-manifest |" in text
+
+
+def test_action_on_a_clean_pull_request(pull_request, runner_temp):
+    workspace, event = pull_request
+    write_files(workspace, {"plans/move.json": GOOD_PLAN})
+    git_commit(workspace, "pr")
+    log, steps, summary, calls, status = run_action(
+        workspace, runner_temp, {"paths": ".", "cluster": "cluster/prod.json"}, event)
+    assert status == 0, log
+    assert steps["lint"]["outputs"]["errors"] == "0"
+    assert calls == [(STEPS[0]["uses"], {"python-version": "3.11"})]  # no upload asked
+    assert "No problems found" in summary.read_text()
+
+
+def test_action_inputs_are_data_not_code(pull_request, runner_temp):
+    workspace, event = pull_request
+    log, steps, _, _, status = run_action(
+        workspace, runner_temp, {"paths": "topics $(touch pwned) `touch pwned2`",
+                                 "policy": "'; touch pwned3; '"}, event)
+    assert status == 2
+    assert not list(workspace.glob("pwned*"))
+    assert "policylint: error:" in log[-1]
+
+
+def test_action_without_the_base_history_says_how_to_fix_it(pull_request, runner_temp):
+    workspace, _ = pull_request
+    event = {"pull_request": {"base": {"sha": "0123456789abcdef0123456789abcdef01234567"}}}
+    log, _, _, _, status = run_action(workspace, runner_temp, {"paths": "topics"}, event)
+    assert status == 2 and "fetch-depth: 0" in log[-1]
