@@ -1,3 +1,5 @@
+import os
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -43,3 +45,26 @@ def git_commit(root: Path, message: str) -> None:
     git(root, "add", "-A")
     git(root, "-c", "user.name=policylint", "-c", "user.email=policylint@example.com",
         "commit", "-q", "--allow-empty", "-m", message)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One embedded Spark session (local[2], 127.0.0.1) for every Spark test. Without pyspark
+    or Java the Spark tests skip, unless POLICYLINT_REQUIRE_SPARK=1 (CI) makes that a failure."""
+    missing = None
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        missing = "pyspark is not installed (pip install -e '.[spark]')"
+    if missing is None and shutil.which("java") is None:
+        missing = "Java 17+ is not installed"
+    if missing:
+        if os.environ.get("POLICYLINT_REQUIRE_SPARK"):
+            pytest.fail(f"Spark tests required but cannot run: {missing}")
+        pytest.skip(missing)
+    from policylint.spark.audit import session
+    spark = session("local[2]")
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    yield spark
+    spark.stop()

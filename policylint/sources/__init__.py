@@ -165,11 +165,11 @@ def _add(inputs: Inputs, kind: str, doc: Document) -> None:
         inputs.findings.append(source_finding(
             "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
     if kind == "reassignment":
-        bad, fatal = _split_errors(errors, "partitions", None)
+        bad, fatal = split_errors(errors, "partitions", None)
         if not fatal:
             inputs.plans.append(reassignment.plan(doc, {i for i, in bad}))
     elif kind == "snapshot":
-        bad, fatal = _split_errors(errors, "topics", "partitions")
+        bad, fatal = split_errors(errors, "topics", "partitions")
         if not fatal:
             inputs.snapshots.append(snapshot.snapshot(
                 doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
@@ -183,7 +183,7 @@ def _add(inputs: Inputs, kind: str, doc: Document) -> None:
         inputs.pools.append(doc)
 
 
-def _split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:
+def split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:
     """Which entries of the ``items`` list (and of their ``sub`` lists) broke the schema:
     those are left out of the model. ``fatal``: an error outside them voids the document."""
     bad: set[tuple] = set()

@@ -1,0 +1,139 @@
+"""Every read and write of the fleet audit.
+
+Snapshot files are read by Spark (``binaryFile``, recursively, any Hadoop file system) and
+parsed on the executors by policylint's own sources, so a snapshot means exactly what it
+means to ``policylint lint``. Parsing is Python, once per file; the rules that follow are not.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
+
+from .tables import QUARANTINED, SCHEMAS, Fleet
+
+_TABLES = ("clusters", "brokers", "topics", "partitions", "quarantined")
+_WIDE = StructType([StructField("table", StringType(), False)] + [
+    StructField(name, SCHEMAS.get(name, QUARANTINED), True) for name in _TABLES])
+SNAPSHOT_FILES = r"(?i)\.(json|ya?ml)$"
+
+
+def read_snapshot_files(spark: SparkSession, path: str) -> Fleet:
+    files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+             .load(path).where(F.col("path").rlike(SNAPSHOT_FILES)).select("path", "content"))
+    rows = files.rdd.flatMap(lambda row: _snapshot_rows(row.path, bytes(row.content)))
+    wide = spark.createDataFrame(rows, _WIDE).persist()
+    return Fleet(*(wide.where(F.col("table") == name).select(f"{name}.*") for name in _TABLES))
+
+
+def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
+    """The table rows of one snapshot file; what cannot be read becomes PL100/PL101 rows."""
+    from ..schema import format_path
+    from ..sources import ParseError, split_errors, decode, detect, parse, snapshot
+    from ..sources.schemas import validator
+
+    name = path.rsplit("/", 1)[-1]
+
+    def row(table: str, values: tuple) -> tuple:
+        return (table,) + tuple(values if t == table else None for t in _TABLES)
+
+    try:
+        docs = parse(decode(path, data, os.path.splitext(name)[1].lower()))
+    except ParseError as exc:
+        where = f"{path}:{exc.line}:{exc.column}" if exc.line else path
+        return [row("quarantined", ("PL100", None, None, None, None, exc.message, where))]
+    out = []
+    for doc in docs:
+        if detect(doc.data) != "snapshot":
+            continue
+        data_ = doc.data
+        cluster = data_.get("cluster") if isinstance(data_.get("cluster"), str) else None
+        captured = data_.get("captured_at") if isinstance(data_.get("captured_at"), str) else ""
+        errors = validator("snapshot").errors(data_)
+        for where, message in errors:
+            line, column = doc.locate(where) or (None, None)
+            out.append(row("quarantined", (
+                "PL101", cluster, captured, None, None, f"{format_path(where)}: {message}",
+                f"{path}:{line}:{column}" if line else path)))
+        bad, fatal = split_errors(errors, "topics", "partitions")
+        if fatal:
+            continue
+        snap = snapshot.snapshot(doc, {k[0] for k in bad if len(k) == 1},
+                                 {k for k in bad if len(k) == 2})
+        key = (snap.profile.name, captured)
+        out.append(row("clusters", key + (snap.profile.kafka_version,
+                                          _strings(snap.profile.config), path)))
+        out.extend(row("brokers", key + (b, rack)) for b, rack in snap.profile.brokers.items())
+        for topic in snap.topics.values():
+            out.append(row("topics", key + (topic.name, _strings(topic.config))))
+            out.extend(row("partitions", key + (topic.name, p.partition, p.replicas, p.isr,
+                                                p.adding, p.removing))
+                       for p in topic.partitions)
+    return out
+
+
+def _strings(config: dict) -> dict:
+    """Kafka config values as Kafka keeps them: strings."""
+    return {k: v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in config.items()}
+
+
+def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
+    """The four normalised tables under ``path`` (``path/brokers`` ...), as Parquet or JSON
+    Lines. A JSON line that does not parse, or a row missing a required column, is
+    quarantined as PL101 naming the file and the record."""
+    tables, bad = {}, []
+    for name, schema in SCHEMAS.items():
+        where = f"{path.rstrip('/')}/{name}"
+        if fmt == "parquet":
+            df = spark.read.schema(schema).parquet(where)
+        else:
+            df = (spark.read.schema(StructType(schema.fields + [
+                StructField("_corrupt", StringType(), True)]))
+                .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
+                .json(where))
+        df = df.withColumn("_source", F.input_file_name()).cache()
+        required = [f.name for f in schema.fields if not f.nullable]
+        broken = F.lit(False)
+        for column in required:
+            broken = broken | F.col(column).isNull()
+        record = F.substring(F.to_json(F.struct(*[F.col(f.name) for f in schema.fields])),
+                             1, 300)
+        if fmt != "parquet":
+            broken = broken | F.col("_corrupt").isNotNull()
+            record = F.coalesce(F.substring(F.col("_corrupt"), 1, 300), record)
+        bad.append(df.where(broken).select(
+            F.lit("PL101").alias("rule"), F.col("cluster"), F.col("captured_at"),
+            F.lit(None).cast("string").alias("topic"), F.lit(None).cast("int").alias("partition"),
+            F.concat(F.lit(f"{name} record with a missing or malformed column: "),
+                     record).alias("message"),
+            F.col("_source").alias("source")))
+        tables[name] = df.where(~broken).select(*[f.name for f in schema.fields])
+    quarantined = bad[0]
+    for more in bad[1:]:
+        quarantined = quarantined.unionByName(more)
+    return Fleet(tables["clusters"], tables["brokers"], tables["topics"],
+                 tables["partitions"], quarantined)
+
+
+def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
+    """Writes the normalised tables (what ``read_tables`` reads)."""
+    for name in SCHEMAS:
+        df = getattr(fleet, name)
+        writer = df.write.mode("overwrite")
+        (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/{name}")
+
+
+def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
+    """Findings partitioned by cluster, as Parquet or JSON lines."""
+    writer = findings.write.mode("overwrite").partitionBy("cluster")
+    (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
+
+
+def write_summary(summary: DataFrame, path: str, fmt: str) -> None:
+    writer = summary.coalesce(1).write.mode("overwrite")
+    (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/summary")
+

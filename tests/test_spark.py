@@ -1,0 +1,205 @@
+"""The fleet audit on Spark: the same findings as ``policylint lint``, on every rule case
+of the snapshot rules and on generated fleets; bad input quarantined; both input forms."""
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policylint.linter import lint
+from policylint.policy import load as load_policy
+from policylint.registry import all_rules
+from policylint.sources import detect, parse, read
+
+from conftest import load_cases, write_files
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+from fleet import write_fleet  # noqa: E402
+
+pytest.importorskip("pyspark")  # the spark fixture says whether a skip is allowed
+from policylint.spark import io  # noqa: E402
+from policylint.spark.audit import audit, glob_regex, read as read_fleet  # noqa: E402
+from policylint.spark.rules import NATIVE  # noqa: E402
+
+SNAPSHOT_RULES = sorted(code for code, rule in all_rules().items()
+                        if {"snapshot", "profile"} & set(rule.targets))
+
+
+def local_findings(paths, policy=None, select=None):
+    """(rule, cluster, topic, partition, severity, message, suppressed) from lint, one
+    snapshot per file, as the audit reports them."""
+    out = set()
+    for path in paths:
+        cluster = _cluster_of(path)
+        result = lint([str(path)], policy=policy, select=select)
+        out |= {(f.rule, cluster, f.topic, f.partition, f.severity, f.message, f.suppressed)
+                for f in result.findings}
+    return out
+
+
+def _cluster_of(path):
+    try:
+        docs = parse(read(Path(path), 2**30))
+        return docs[0].data.get("cluster") if docs and isinstance(docs[0].data, dict) else None
+    except Exception:
+        return None
+
+
+def spark_findings(result):
+    return {(r.rule, r.cluster, r.topic, r.partition, r.severity, r.message, r.suppressed)
+            for r in result.findings.collect()}
+
+
+def test_every_snapshot_rule_is_native():
+    assert sorted(NATIVE) == SNAPSHOT_RULES
+
+
+# -- parity on the rule case files ---------------------------------------------------------
+
+def snapshot_cases():
+    """Cases of the snapshot rules whose linted files are all snapshots: the audit's input."""
+    for param in load_cases():
+        rule, case = param.values
+        if rule not in SNAPSHOT_RULES or {"cluster", "current", "base"} & set(case):
+            continue
+        yield param
+
+
+def test_parity_on_rule_cases(spark, tmp_path, monkeypatch):
+    """Every case's snapshots are rewritten as one fleet (a unique cluster name per case),
+    audited once per policy, and compared with lint on the same files."""
+    monkeypatch.chdir(tmp_path)
+    groups = defaultdict(list)
+    for n, param in enumerate(snapshot_cases()):
+        rule, case = param.values
+        case_dir = tmp_path / "cases" / f"{n:03d}"
+        write_files(case_dir, case["files"])
+        snapshots = []
+        for name in case["files"]:
+            docs = parse(read(case_dir / name, 2**20))
+            if not docs or any(detect(d.data) != "snapshot" for d in docs):
+                break
+            data = docs[0].data
+            data["cluster"] = f"case{n:03d}-{data.get('cluster')}"
+            snapshots.append(data)
+        else:
+            key = json.dumps(case.get("policy"), sort_keys=True, default=str)
+            fleet_dir = tmp_path / "fleets" / str(abs(hash(key)))
+            for i, data in enumerate(snapshots):
+                path = fleet_dir / f"case{n:03d}-{i}.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(data))
+                groups[key].append((rule, path))
+    assert sum(map(len, groups.values())) >= 25  # the cases really are compared
+    for key, members in groups.items():
+        policy = None
+        if json.loads(key) is not None:
+            (tmp_path / "policy.yaml").write_text(yaml.safe_dump(json.loads(key)))
+            policy = "policy.yaml"
+        rules = sorted({rule for rule, _ in members})
+        expected = set()
+        for rule, path in members:
+            expected |= local_findings([path], policy, [rule])
+        fleet = read_fleet(spark, str(members[0][1].parent))
+        wanted = {(rule, _cluster_of(path)) for rule, path in members}
+        found = {f for f in spark_findings(audit(fleet, load_policy(policy), select=rules))
+                 if f[:2] in wanted}
+        assert found == expected, (found ^ expected)
+
+
+# -- parity on generated fleets ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fleet_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fleet")
+    write_fleet(root, clusters=4, captures=2, topics=12, partitions=12)
+    return root
+
+
+@pytest.fixture(scope="module")
+def fleet(spark, fleet_dir):
+    return read_fleet(spark, str(fleet_dir))
+
+
+POLICIES = {
+    "default": None,
+    "kip409": {"extends": "kip409", "rules": {"PL401": {"mode": "even"},
+                                              "PL502": {"max_per_partition": 1},
+                                              "PL403": {"max_skew": 2},
+                                              "PL303": {"min": 3}},
+               "exemptions": [{"rule": "PL204", "topics": ["topic-00[0-4]*"],
+                               "reason": "known drift"}]},
+}
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_parity_on_generated_fleets(spark, fleet, fleet_dir, tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    policy = None
+    if POLICIES[name]:
+        (tmp_path / "policy.yaml").write_text(yaml.safe_dump(POLICIES[name]))
+        policy = "policy.yaml"
+    expected = local_findings(sorted(fleet_dir.rglob("*.json")), policy, SNAPSHOT_RULES +
+                              ["PL100", "PL101"])
+    found = spark_findings(audit(fleet, load_policy(policy)))
+    assert len({f[0] for f in expected}) >= 10  # the fleet exercises most rules
+    assert found == expected, sorted(found ^ expected)[:10]
+
+
+def test_native_rules_equal_the_generic_python_path(spark, fleet):
+    native = spark_findings(audit(fleet, load_policy(None)))
+    fallback = spark_findings(audit(fleet, load_policy(None), engine="fallback"))
+    assert native == fallback and native
+
+
+# -- inputs --------------------------------------------------------------------------------
+
+def test_normalised_tables_give_the_same_findings(spark, fleet, tmp_path):
+    expected = spark_findings(audit(fleet, load_policy(None)))
+    for fmt in ("parquet", "json"):
+        io.write_tables(fleet, str(tmp_path / fmt), fmt)
+        again = read_fleet(spark, str(tmp_path / fmt), fmt)
+        assert spark_findings(audit(again, load_policy(None))) == {
+            f for f in expected if f[0] not in ("PL100", "PL101")}
+
+
+def test_bad_files_and_records_are_quarantined_not_fatal(spark, tmp_path):
+    write_files(tmp_path / "files", {
+        "good.json": json.dumps({"kind": "ClusterSnapshot", "version": 1, "cluster": "ok",
+                                 "brokers": [{"id": 1, "rack": "a"}, {"id": 2}],
+                                 "topics": []}),
+        "broken.json": '{"kind": "ClusterSnapshot", "version": 1,',
+        "typed.yaml": "kind: ClusterSnapshot\nversion: 1\ncluster: t\nbrokers: [{id: x}]\n",
+        "notes.txt": "ignored",
+    })
+    result = audit(read_fleet(spark, str(tmp_path / "files")), load_policy(None))
+    rows = {(r.rule, r.cluster, r.source.rsplit("/", 1)[-1]) for r in result.findings.collect()}
+    assert ("PL402", "ok", "good.json") in rows
+    assert ("PL100", None, "broken.json:1:42") in rows
+    assert ("PL101", "t", "typed.yaml:4:16") in rows
+    # a table row with a malformed column
+    part = tmp_path / "tables" / "partitions"
+    part.mkdir(parents=True)
+    (part / "p.json").write_text(
+        '{"cluster": "c", "captured_at": "", "topic": "t", "partition": 0, "replicas": [1], '
+        '"adding": [], "removing": []}\n{"cluster": "c", "partition": "zero"\n')
+    for name in ("clusters", "brokers", "topics"):
+        (tmp_path / "tables" / name).mkdir()
+        (tmp_path / "tables" / name / "x.json").write_text("")
+    (tmp_path / "tables/clusters/x.json").write_text(
+        '{"cluster": "c", "captured_at": "", "config": {}}\n')
+    table = audit(read_fleet(spark, str(tmp_path / "tables"), "json"), load_policy(None))
+    bad = [r for r in table.findings.collect() if r.rule == "PL101"]
+    assert len(bad) == 1 and '"partition": "zero"' in bad[0].message
+    assert bad[0].source.endswith("partitions/p.json")
+
+
+def test_glob_regex_matches_like_fnmatch():
+    import fnmatch
+    import re
+    for glob in ("legacy-*", "a?c", "x[ab]", "[!x]yz", "t.*", "["):
+        for topic in ("legacy-1", "abc", "xa", "ayz", "xyz", "t.x", "tax", "[", "legacy"):
+            assert bool(re.match(glob_regex(glob), topic)) == fnmatch.fnmatchcase(topic, glob)
