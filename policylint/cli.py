@@ -154,6 +154,70 @@ def lint(
     raise typer.Exit(1 if result.failed(fail_on) else 0)
 
 
+@app.command()
+def audit(
+    source: str = typer.Argument(..., metavar="INPUT",
+                                 help="A directory or file of ClusterSnapshots (JSON or YAML, "
+                                      "any number of clusters and capture times; any Hadoop "
+                                      "path such as hdfs://), or with --input-format the "
+                                      "directory of the normalised tables."),
+    output: str = typer.Option(..., "--output", metavar="DIR",
+                               help="Where findings/ (partitioned by cluster) and summary/ "
+                                    "are written."),
+    input_format: str = typer.Option("files", "--input-format", metavar="FORMAT",
+                                     help="files (snapshot files), parquet or json (the "
+                                          "normalised tables brokers/, topics/, partitions/, "
+                                          "clusters/ under INPUT)."),
+    fmt: str = typer.Option("parquet", "--format", metavar="FORMAT",
+                            help="parquet or json (JSON lines) for findings and summary."),
+    master: Optional[str] = typer.Option(None, "--master", metavar="URL",
+                                         help="Spark master (default: the one spark-submit "
+                                              "set, else an embedded local[*] on "
+                                              "127.0.0.1)."),
+    policy: Optional[str] = typer.Option(None, "--policy", metavar="FILE",
+                                         help="Policy file, as for lint."),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
+                                               help="Only these rules (as for lint)."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
+                                               help="Leave out these rules (as for lint)."),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
+                                         help="Also write a self-contained HTML report with "
+                                              "charts."),
+    engine: str = typer.Option("native", "--engine", metavar="ENGINE",
+                               help="native (Spark SQL) or fallback (every rule through the "
+                                    "generic Python path; for comparison)."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY",
+                                          help="Exit 1 when a finding is at least this "
+                                               "severe (default: never; an audit reports)."),
+) -> None:
+    """Audit a fleet of cluster snapshots on Apache Spark (needs policylint[spark])."""
+    from .policy import PolicyError
+    from .registry import RegistryError
+    for name, value, allowed in (("--input-format", input_format, ("files", "parquet", "json")),
+                                 ("--format", fmt, ("parquet", "json")),
+                                 ("--engine", engine, ("native", "fallback")),
+                                 ("--fail-on", fail_on or "error", FAIL_ON)):
+        if value not in allowed:
+            _fail(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        _fail("policylint audit needs pyspark: pip install 'policylint[spark]'")
+    from .spark.pipeline import run_audit
+    try:
+        code = run_audit(source, output, input_format=input_format, fmt=fmt, master=master,
+                         policy=policy, select=_codes(select), ignore=_codes(ignore),
+                         report=report, engine=engine, fail_on=fail_on)
+    except (PolicyError, RegistryError) as exc:
+        _fail(str(exc))
+    except Exception as exc:  # Spark's own errors are long; the first line says what
+        if os.environ.get("POLICYLINT_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        _fail(f"audit failed: {first} (set POLICYLINT_DEBUG=1 for the traceback)")
+    raise typer.Exit(code)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""

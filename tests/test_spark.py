@@ -48,9 +48,9 @@ def _cluster_of(path):
         return None
 
 
-def spark_findings(result):
+def spark_findings(findings):
     return {(r.rule, r.cluster, r.topic, r.partition, r.severity, r.message, r.suppressed)
-            for r in result.findings.collect()}
+            for r in findings.collect()}
 
 
 def test_every_snapshot_rule_is_native():
@@ -176,7 +176,7 @@ def test_bad_files_and_records_are_quarantined_not_fatal(spark, tmp_path):
         "notes.txt": "ignored",
     })
     result = audit(read_fleet(spark, str(tmp_path / "files")), load_policy(None))
-    rows = {(r.rule, r.cluster, r.source.rsplit("/", 1)[-1]) for r in result.findings.collect()}
+    rows = {(r.rule, r.cluster, r.source.rsplit("/", 1)[-1]) for r in result.collect()}
     assert ("PL402", "ok", "good.json") in rows
     assert ("PL100", None, "broken.json:1:42") in rows
     assert ("PL101", "t", "typed.yaml:4:16") in rows
@@ -192,7 +192,7 @@ def test_bad_files_and_records_are_quarantined_not_fatal(spark, tmp_path):
     (tmp_path / "tables/clusters/x.json").write_text(
         '{"cluster": "c", "captured_at": "", "config": {}}\n')
     table = audit(read_fleet(spark, str(tmp_path / "tables"), "json"), load_policy(None))
-    bad = [r for r in table.findings.collect() if r.rule == "PL101"]
+    bad = [r for r in table.collect() if r.rule == "PL101"]
     assert len(bad) == 1 and '"partition": "zero"' in bad[0].message
     assert bad[0].source.endswith("partitions/p.json")
 
@@ -203,3 +203,107 @@ def test_glob_regex_matches_like_fnmatch():
     for glob in ("legacy-*", "a?c", "x[ab]", "[!x]yz", "t.*", "["):
         for topic in ("legacy-1", "abc", "xa", "ayz", "xyz", "t.x", "tax", "[", "legacy"):
             assert bool(re.match(glob_regex(glob), topic)) == fnmatch.fnmatchcase(topic, glob)
+
+
+# -- the command ---------------------------------------------------------------------------
+
+def read_json_lines(directory):
+    rows = []
+    for part in sorted(Path(directory).rglob("*.json")):
+        cluster = next((p.split("=", 1)[1] for p in part.parts if p.startswith("cluster=")),
+                       None)
+        for line in part.read_text().splitlines():
+            row = json.loads(line)
+            if cluster is not None:
+                row["cluster"] = cluster
+            rows.append(row)
+    return rows
+
+
+def finding_keys(rows):
+    return {(r["rule"], r["cluster"], r.get("topic"), r.get("partition"), r["severity"],
+             r["message"]) for r in rows}
+
+
+def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_path):
+    from typer.testing import CliRunner
+    from policylint.cli import app
+    out = tmp_path / "out"
+    run = CliRunner().invoke(app, ["audit", str(fleet_dir), "--output", str(out), "--format",
+                                   "json", "--report", str(tmp_path / "report.html")])
+    assert run.exit_code == 0, run.output
+    assert "4 clusters with findings, 8 snapshots:" in run.stdout
+    assert "policylint: rule PL301 min-isr-exceeds-rf: Spark SQL" in run.stderr
+    clusters = sorted(p.name for p in (out / "findings").iterdir() if p.is_dir())
+    assert clusters == [f"cluster=cluster-00{i}" for i in range(4)]
+    findings = read_json_lines(out / "findings")
+    expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
+    assert finding_keys(findings) == expected
+    summary = read_json_lines(out / "summary")
+    assert sum(r["findings"] for r in summary) == sum(not f["suppressed"] for f in findings)
+    assert {r["captured_at"] for r in summary} == {"2026-11-21T00:00:00Z",
+                                                   "2026-11-21T01:00:00Z"}
+    report = (tmp_path / "report.html").read_text()
+    assert report.count('class="plotly-graph-div"') == 3  # bars, heat map, trend
+    assert "Each rule over capture time" in report and "<script" in report
+
+
+def test_audit_command_reports_usage_errors(tmp_path):
+    from typer.testing import CliRunner
+    from policylint.cli import app
+    run = CliRunner().invoke(app, ["audit", "x", "--output", "o", "--engine", "turbo"])
+    assert run.exit_code == 2 and "--engine must be one of native, fallback" in run.stderr
+
+
+def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path):
+    """A real standalone master and worker on 127.0.0.1 from the pyspark package, the audit
+    submitted to it with --master, both processes stopped by PID."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    import pyspark
+    spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
+
+    def free_port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    port = free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp_path),
+           "PYSPARK_PYTHON": sys.executable}
+    master = subprocess.Popen(
+        [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+         "--port", str(port), "--webui-port", str(free_port())],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    worker = None
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        worker = subprocess.Popen(
+            [str(spark_class), "org.apache.spark.deploy.worker.Worker",
+             f"spark://127.0.0.1:{port}", "--host", "127.0.0.1", "--cores", "2",
+             "--memory", "1g", "--webui-port", str(free_port())],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        out = tmp_path / "out"
+        done = subprocess.run(
+            [sys.executable, "-m", "policylint", "audit", str(fleet_dir), "--output", str(out),
+             "--format", "json", "--master", f"spark://127.0.0.1:{port}"],
+            env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
+        assert finding_keys(read_json_lines(out / "findings")) == expected
+    finally:
+        for process in (worker, master):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=60)

@@ -11,7 +11,6 @@ import datetime as dt
 import os
 import re
 import sys
-from dataclasses import dataclass
 from functools import reduce
 from typing import Callable
 
@@ -43,13 +42,10 @@ def session(master: str | None = None, app: str = "policylint audit") -> SparkSe
     # failed job; a broker listed twice keeps its last rack, as in policylint lint
     spark.conf.set("spark.sql.ansi.enabled", "false")
     spark.conf.set("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+    # the findings are cached before they are written; let adaptive execution still merge
+    # the many small shuffle partitions of the rules
+    spark.conf.set("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
     return spark
-
-
-@dataclass
-class AuditResult:
-    findings: DataFrame  # tables.FINDINGS
-    summary: DataFrame   # cluster, captured_at, rule, severity, findings (not suppressed)
 
 
 def read(spark: SparkSession, path: str, input_format: str = "files") -> Fleet:
@@ -61,8 +57,9 @@ def read(spark: SparkSession, path: str, input_format: str = "files") -> Fleet:
 def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
           ignore: list[str] | None = None, today: dt.date | None = None,
           engine: str = "native", stage: Callable[[str], None] = lambda _: None
-          ) -> AuditResult:
-    """``engine="fallback"`` runs every rule through the local engine (for comparison)."""
+          ) -> DataFrame:
+    """The findings (``tables.FINDINGS``). ``engine="fallback"`` runs every rule through
+    the local engine (for comparison)."""
     today = today or dt.date.today()
     rules = [r for r in selected_rules(policy, select, ignore)
              if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
@@ -91,11 +88,14 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     quarantined = fleet.quarantined.where(F.col("rule").isin(sorted(codes & {"PL100",
                                                                                 "PL101"})))
     found = quarantined if found is None else found.unionByName(quarantined)
-    findings = _apply_policy(found, rules, policy, today)
-    summary = (findings.where(~F.col("suppressed"))
-               .groupBy("cluster", "captured_at", "rule", "severity")
-               .agg(F.count("*").alias("findings")))
-    return AuditResult(findings, summary)
+    return _apply_policy(found, rules, policy, today)
+
+
+def summarize(findings: DataFrame) -> DataFrame:
+    """Counts per cluster, capture time, rule and severity (suppressed findings left out)."""
+    return (findings.where(~F.col("suppressed"))
+            .groupBy("cluster", "captured_at", "rule", "severity")
+            .agg(F.count("*").alias("findings")))
 
 
 def _apply_policy(found: DataFrame, rules, policy: Policy, today: dt.date) -> DataFrame:
