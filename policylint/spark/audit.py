@@ -21,7 +21,7 @@ from ..engine import selected_rules
 from ..policy import Policy
 from . import io
 from .fallback import run_locally
-from .rules import NATIVE, Audit
+from .rules import NATIVE, run_native
 from .tables import KEY, Fleet
 
 SNAPSHOT_TARGETS = {"snapshot", "profile"}
@@ -66,18 +66,20 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     options = {r.code: policy.options(r) for r in rules}
     for opts in options.values():
         opts["_placeholders_enabled"] = policy.placeholders_enabled
-    shared = Audit(fleet)
-    parts: list[DataFrame] = []
+    native: dict[str, dict] = {}
     local: dict[str, dict] = {}
     for rule in rules:
         if rule.code in ("PL100", "PL101"):
             continue
         if engine == "native" and rule.code in NATIVE:
             stage(f"{rule.code} {rule.name}: Spark SQL")
-            parts.append(NATIVE[rule.code](shared, options[rule.code]))
+            native[rule.code] = options[rule.code]
         else:
             local[rule.code] = {k: v for k, v in options[rule.code].items()
                                 if not k.startswith("_")}
+    parts: list[DataFrame] = []
+    if native:
+        parts.append(run_native(fleet, native))
     if local:
         stage(f"{', '.join(local)}: the generic Python path, one snapshot at a time")
         parts.append(run_locally(fleet, local, policy.placeholders_enabled))
