@@ -2,8 +2,10 @@
 functions and aggregates, no Python UDF. Semantics are those of ``policylint.rules.kafka``
 and messages are word for word those of the rule modules; the parity tests hold them to it.
 
-Every rule is a column of messages (``array<string>``, empty when the rule holds) over one
-of three frames built once per audit, so that all rules of a level share one pass:
+Every rule is a column of messages (``array<string>``, null when the rule holds) over one of
+three frames built once per audit, so that all rules of a level share one pass. Higher-order
+functions are interpreted, not compiled, so each rule tests a cheap condition first and only
+builds its message, lambdas and all, for the rows that break it.
 
 - ``partitions``: a partition with its target replicas, current RF, reassigning flag, its
   cluster's brokers (``broker_ids``, ``rack_of``, ``racks``) and its topic's ``topic_rf``
@@ -38,8 +40,8 @@ def text(*parts: str | Column) -> Column:
 
 
 def when(condition: Column, message: Column) -> Column:
-    """One message when ``condition`` holds."""
-    return F.when(condition, F.array(message)).otherwise(F.array().cast("array<string>"))
+    """One message when ``condition`` holds, else null."""
+    return F.when(condition, F.array(message))
 
 
 def tp() -> Column:
@@ -66,7 +68,8 @@ def cluster_brokers(fleet: Fleet) -> DataFrame:
 def with_replica_state(partitions: DataFrame) -> DataFrame:
     """KIP-860 terms: target replicas (replicas - removing), reassigning, current RF."""
     return (partitions
-            .withColumn("target", F.expr("filter(replicas, r -> NOT array_contains(removing, r))"))
+            .withColumn("target", F.expr("IF(size(removing) = 0, replicas, "
+                                         "filter(replicas, r -> NOT array_contains(removing, r)))"))
             .withColumn("reassigning", (F.size("adding") > 0) | (F.size("removing") > 0))
             .withColumn("current_rf", F.size("target")))
 
@@ -112,7 +115,8 @@ def cluster_frame(fleet: Fleet) -> DataFrame:
 def pl112(o: dict) -> Column:
     twice = F.expr("array_sort(filter(array_distinct(replicas), "
                    "b -> b >= 0 AND size(filter(replicas, x -> x = b)) > 1))")
-    return when(F.size(twice) > 0, text(
+    repeats = F.size(F.array_distinct("replicas")) < F.size("replicas")
+    return when(repeats & (F.size(twice) > 0), text(
         "replicas ", ids("replicas"), " of ", tp(), " name ", plural(F.size(twice), "broker"),
         " ", F.array_join(twice.cast("array<string>"), ", "), " more than once"))
 
@@ -125,11 +129,11 @@ def pl115(o: dict) -> Column:
     known = F.concat_ws(", ", F.slice("broker_ids", 1, 20).cast("array<string>"))
     known = F.when(F.size("broker_ids") > 20, text(known, ", ... (", F.size("broker_ids"),
                                                    " in all)")).otherwise(known)
-    unknown = F.expr("filter(array_distinct(replicas), "
-                     "r -> r >= 0 AND NOT array_contains(broker_ids, r))")
-    return F.transform(unknown, lambda broker: text(
-        "broker ", broker, " in replicas ", ids("replicas"), " of ", tp(),
-        " is not a broker of cluster ", F.col("cluster"), " (brokers: ", known, ")"))
+    unknown = F.filter(F.array_except("replicas", "broker_ids"), lambda r: r >= 0)
+    return F.when(F.size(F.array_except("replicas", "broker_ids")) > 0, F.transform(
+        unknown, lambda broker: text(
+            "broker ", broker, " in replicas ", ids("replicas"), " of ", tp(),
+            " is not a broker of cluster ", F.col("cluster"), " (brokers: ", known, ")")))
 
 
 def pl204(o: dict) -> Column:
@@ -298,8 +302,10 @@ def findings(frame: DataFrame, rules: dict[str, Column], topic: bool, partition:
     def tag(code: str, messages: Column) -> Column:
         return F.transform(messages, lambda m: F.struct(F.lit(code).alias("rule"),
                                                         m.alias("message")))
-    tagged = [tag(code, messages) for code, messages in rules.items()]
-    exploded = frame.select("*", F.explode(F.concat(*tagged)).alias("found"))
+    # null (the common case) drops out without a lambda call
+    found = F.flatten(F.array_compact(F.array(*[
+        F.when(messages.isNotNull(), tag(code, messages)) for code, messages in rules.items()])))
+    exploded = frame.select("*", F.explode(found).alias("found"))
     return exploded.select(
         F.col("found.rule").alias("rule"), *KEY,
         (F.col("topic") if topic else F.lit(None).cast("string")).alias("topic"),
