@@ -34,6 +34,8 @@ def session(master: str | None = None, app: str = "policylint audit") -> SparkSe
     builder = SparkSession.builder.appName(app)
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = (builder.master(master or "local[*]")
+                   .config("spark.driver.memory", os.environ.get("POLICYLINT_DRIVER_MEMORY",
+                                                                 "4g"))
                    .config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.ui.enabled", "false"))

@@ -128,8 +128,9 @@ def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
 
 
 def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
-    """Findings partitioned by cluster, as Parquet or JSON lines."""
-    writer = findings.write.mode("overwrite").partitionBy("cluster")
+    """Findings partitioned by cluster, as Parquet or JSON lines: one file per cluster
+    rather than one per cluster and rule task."""
+    writer = findings.repartition("cluster").write.mode("overwrite").partitionBy("cluster")
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 
 
