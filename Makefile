@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-spark clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,19 @@ demo: $(STAMP)
 	@echo
 	@echo '$$ policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json'
 	@$(BIN)/policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json
+	@echo
+	@echo '$$ policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html'
+	@$(BIN)/policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html 2>&1 \
+		| grep -v -e WARN -e log4j -e setLogLevel
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+bench-spark: $(STAMP)
+	$(BIN)/python bench/spark_audit.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -79,7 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--clusters", type=int, default=100)
-    parser.add_argument("--fallback-rows", type=int, default=1_000_000)
+    parser.add_argument("--fallback-rows", type=int, default=10_000_000)
     parser.add_argument("--files", type=int, default=200_000,
                         help="partition rows in the snapshot files of the read benchmark")
     args = parser.parse_args()

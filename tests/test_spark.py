@@ -307,3 +307,22 @@ def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path)
             if process is not None:
                 os.killpg(process.pid, signal.SIGTERM)
                 process.wait(timeout=60)
+
+
+def test_audit_under_spark_submit(spark, fleet_dir, tmp_path):
+    import os
+    import subprocess
+
+    import pyspark
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    script = subprocess.run([sys.executable, "-m", "policylint.spark.submit", "--path"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    out = tmp_path / "out"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable}
+    done = subprocess.run([str(submit), "--master", "local[1]", script, str(fleet_dir),
+                           "--output", str(out), "--format", "json"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
+    assert finding_keys(read_json_lines(out / "findings")) == expected

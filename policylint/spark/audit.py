@@ -47,6 +47,9 @@ def session(master: str | None = None, app: str = "policylint audit") -> SparkSe
     # the findings are cached before they are written; let adaptive execution still merge
     # the many small shuffle partitions of the rules
     spark.conf.set("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
+    # size estimates of cached plans can be far off: broadcast only what the rules say is
+    # small (brokers per cluster, failing replica lists, topics up to a count)
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
     return spark
 
 

@@ -332,6 +332,11 @@ def judged(verdicts: dict[str, Verdict]) -> dict[str, Column]:
     return {code: F.when(v.broken, v.messages) for code, v in verdicts.items()}
 
 
+# topics whose (topic_rf, min_isr) are sent to every executor rather than shuffled with
+# the partitions: about 60 bytes each
+BROADCAST_TOPICS = 500_000
+
+
 def failing_replica_sets(state: DataFrame, brokers: DataFrame, rules: dict[str, Verdict]
                          ) -> DataFrame:
     """The distinct replica lists of each cluster that break a replica-set rule, with one
@@ -361,7 +366,10 @@ def run_native(fleet: Fleet, options: dict[str, dict]) -> DataFrame:
     parts = []
     topics = topic_frame(state, fleet, brokers).persist()
     if levels["replica_sets"] or levels["partitions"]:
-        rows = state.join(topics.select(*KEY, "topic", "topic_rf", "min_isr"), KEY + ["topic"])
+        per_topic = topics.select(*KEY, "topic", "topic_rf", "min_isr")
+        if topics.count() <= BROADCAST_TOPICS:  # cached anyway: the count is cheap
+            per_topic = F.broadcast(per_topic)
+        rows = state.join(per_topic, KEY + ["topic"])
         rules = judged(levels["partitions"])
         if levels["replica_sets"]:
             failing = failing_replica_sets(state, brokers, levels["replica_sets"])
