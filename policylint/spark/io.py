@@ -138,3 +138,11 @@ def write_summary(summary: DataFrame, path: str, fmt: str) -> None:
     writer = summary.coalesce(1).write.mode("overwrite")
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/summary")
 
+
+def write_report(html: str, path: str) -> None:
+    """The HTML report, on the driver's file system, replaced atomically."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.write(html)
+    os.replace(tmp, path)

@@ -42,8 +42,7 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
     print(console_summary(rows, suppressed))
     if report:
         from .report import render
-        with open(report, "w", encoding="utf-8") as out:
-            out.write(render(rows))
+        io.write_report(render(rows), report)
         say(f"report written to {report}")
     say(f"done in {time.perf_counter() - started:.1f} s")
     if fail_on is None:
