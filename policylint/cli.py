@@ -46,20 +46,6 @@ def _report(spec: str) -> tuple[str, str]:
     return fmt, file
 
 
-def _write_atomically(file: str, text: str) -> None:
-    """Readers of FILE see the old content or the new one, never a half-written file."""
-    import tempfile
-    directory = os.path.dirname(os.path.abspath(file))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".policylint-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"policylint {__version__}")
@@ -119,7 +105,7 @@ def lint(
     """Lint topic manifests, reassignment plans and cluster snapshots."""
     from .policy import PolicyError
     from .registry import RegistryError
-    from .reporters import render
+    from .reporters import render, write
     from .sources import InputError
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -147,7 +133,7 @@ def lint(
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     for report_fmt, file in extra:
         try:
-            _write_atomically(file, render(report_fmt, result))
+            write(file, render(report_fmt, result))
         except OSError as exc:
             _fail(f"--report {report_fmt}:{file}: {exc.strerror or exc}")
     sys.stdout.write(render(fmt, result, color=use_color))

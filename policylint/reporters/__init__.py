@@ -29,3 +29,17 @@ def repo_relative(file: str) -> str:
     annotations expect, with ``/`` separators."""
     root = _repo_root(os.getcwd())
     return os.path.relpath(os.path.abspath(file), root).replace(os.sep, "/")
+
+
+def write(path: str, text: str) -> None:
+    """Writes a report so that readers see the old content or the new, never half a file."""
+    import tempfile
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                               prefix=".policylint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

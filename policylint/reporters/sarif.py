@@ -11,7 +11,6 @@ from .. import __version__
 from . import repo_relative
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 
 
 def _rule(rule, severity: str) -> dict:
@@ -22,7 +21,7 @@ def _rule(rule, severity: str) -> dict:
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": _section(doc, "What it does") or rule.summary()},
         "help": {"text": doc, "markdown": doc},
-        "defaultConfiguration": {"level": _LEVELS[severity]},
+        "defaultConfiguration": {"level": severity},  # policylint's severities are SARIF levels
         "properties": {"tags": ["kafka"]},
     }
 
@@ -50,7 +49,7 @@ def render(result, **_) -> str:
         uri = repo_relative(f.file) if f.file else None
         fingerprint = _fingerprint(f, uri)
         seen[fingerprint] += 1
-        entry: dict = {"ruleId": f.rule, "ruleIndex": index[f.rule], "level": _LEVELS[f.severity],
+        entry: dict = {"ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.severity,
                        "message": {"text": f.message}}
         if uri is not None:
             location: dict = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}

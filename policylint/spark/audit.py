@@ -69,8 +69,6 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     rules = [r for r in selected_rules(policy, select, ignore)
              if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
     options = {r.code: policy.options(r) for r in rules}
-    for opts in options.values():
-        opts["_placeholders_enabled"] = policy.placeholders_enabled
     native: dict[str, dict] = {}
     local: dict[str, dict] = {}
     for rule in rules:
@@ -80,11 +78,10 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
             stage(f"{rule.code} {rule.name}: Spark SQL")
             native[rule.code] = options[rule.code]
         else:
-            local[rule.code] = {k: v for k, v in options[rule.code].items()
-                                if not k.startswith("_")}
+            local[rule.code] = options[rule.code]
     parts: list[DataFrame] = []
     if native:
-        parts.append(run_native(fleet, native))
+        parts.append(run_native(fleet, native, policy.placeholders_enabled))
     if local:
         stage(f"{', '.join(local)}: the generic Python path, one snapshot at a time")
         parts.append(run_locally(fleet, local, policy.placeholders_enabled))

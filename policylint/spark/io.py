@@ -140,9 +140,6 @@ def write_summary(summary: DataFrame, path: str, fmt: str) -> None:
 
 
 def write_report(html: str, path: str) -> None:
-    """The HTML report, on the driver's file system, replaced atomically."""
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(html)
-    os.replace(tmp, path)
+    """The HTML report, on the driver's file system."""
+    from ..reporters import write
+    write(path, html)

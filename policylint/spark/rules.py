@@ -24,12 +24,14 @@ a plain function does, and messages are built only for the rows that break a rul
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
 from typing import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .tables import KEY, Fleet
+
 
 def ids(column: str | Column) -> Column:
     """``[1, 2, 3]``, as ``fmt_ids`` writes a replica list."""
@@ -79,17 +81,18 @@ def cluster_brokers(fleet: Fleet) -> DataFrame:
 def with_replica_state(partitions: DataFrame) -> DataFrame:
     """KIP-860 terms: target replicas (replicas - removing), reassigning, current RF."""
     return (partitions
-            .withColumn("target", F.expr("IF(size(removing) = 0, replicas, "
-                                         "filter(replicas, r -> NOT array_contains(removing, r)))"))
+            .withColumn("target", F.expr(
+                "IF(size(removing) = 0, replicas, "
+                "filter(replicas, r -> NOT array_contains(removing, r)))"))
             .withColumn("reassigning", (F.size("adding") > 0) | (F.size("removing") > 0))
             .withColumn("current_rf", F.size("target")))
 
 
-def _tally(values: str, where: str) -> str:
+def _tally(values: str) -> str:
     """SQL: (value, partitions) for each distinct ``values`` of a topic's ``groups``."""
     return (f"transform(array_distinct(filter(transform(groups, g -> g.{values}), "
             f"v -> v IS NOT NULL)), v -> struct(v AS value, aggregate(filter(groups, "
-            f"g -> g.{values} = v{where}), 0L, (n, g) -> n + g.partitions) AS n))")
+            f"g -> g.{values} = v), 0L, (n, g) -> n + g.partitions) AS n))")
 
 
 def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> DataFrame:
@@ -107,9 +110,9 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
         F.collect_list(F.struct("steady", "current_rf", "leader_rack", "partitions"))
         .alias("groups"))
     # the most common steady RF, ties to the smallest: the largest (n, -value)
-    topic_rf = F.expr(f"-array_max(transform({_tally('steady', '')}, "
+    topic_rf = F.expr(f"-array_max(transform({_tally('steady')}, "
                       "t -> struct(t.n AS n, -t.value AS neg))).neg")
-    rf_shares = F.expr(f"array_sort(transform({_tally('current_rf', '')}, "
+    rf_shares = F.expr(f"array_sort(transform({_tally('current_rf')}, "
                        "t -> struct(t.value AS rf, t.n AS n)))")
     leaders = F.expr("transform(racks, r -> struct(r AS rack, aggregate(filter(groups, "
                      "g -> g.leader_rack = r), 0L, (n, g) -> n + g.partitions) AS n))")
@@ -124,13 +127,14 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
 
 def cluster_frame(fleet: Fleet) -> DataFrame:
     return fleet.brokers.groupBy(*KEY).agg(
-        F.sort_array(F.collect_list(F.when(F.col("rack").isNull(), F.col("id")))).alias("no_rack"),
+        F.sort_array(F.collect_list(F.when(F.col("rack").isNull(), F.col("id"))))
+        .alias("no_rack"),
         F.count("*").alias("n_brokers"))
 
 
-# -- partition rules -----------------------------------------------------------------------
+# -- replica-set and partition rules --------------------------------------------------------------------
 
-def pl112(o: dict) -> Verdict:
+def pl112(o: dict, placeholders: bool) -> Verdict:
     twice = F.expr("array_sort(filter(array_distinct(replicas), "
                    "b -> b >= 0 AND size(filter(replicas, x -> x = b)) > 1))")
     return one(F.size(twice) > 0, text(
@@ -138,11 +142,11 @@ def pl112(o: dict) -> Verdict:
         " ", F.array_join(twice.cast("array<string>"), ", "), " more than once"))
 
 
-def pl113(o: dict) -> Verdict:
+def pl113(o: dict, placeholders: bool) -> Verdict:
     return one(F.size("replicas") == 0, text("partition ", tp(), " has an empty replica list"))
 
 
-def pl115(o: dict) -> Verdict:
+def pl115(o: dict, placeholders: bool) -> Verdict:
     known = F.concat_ws(", ", F.slice("broker_ids", 1, 20).cast("array<string>"))
     known = F.when(F.size("broker_ids") > 20, text(known, ", ... (", F.size("broker_ids"),
                                                    " in all)")).otherwise(known)
@@ -152,7 +156,7 @@ def pl115(o: dict) -> Verdict:
         " is not a broker of cluster ", F.col("cluster"), " (brokers: ", known, ")")))
 
 
-def pl204(o: dict) -> Verdict:
+def pl204(o: dict, placeholders: bool) -> Verdict:
     return one(F.col("topic_rf").isNotNull() & (F.size("replicas") > F.col("topic_rf"))
                 & ~F.col("reassigning"), text(
         "partition ", tp(), " has ", F.size("replicas"), " replicas ", ids("replicas"),
@@ -161,7 +165,7 @@ def pl204(o: dict) -> Verdict:
         "reassignment (KIP-860)"))
 
 
-def pl307(o: dict) -> Verdict:
+def pl307(o: dict, placeholders: bool) -> Verdict:
     original = F.expr("IF(size(adding) > 0, "
                       "filter(replicas, r -> NOT array_contains(adding, r)), replicas)")
     return one(F.col("isr").isNotNull() & (F.size(original) > F.size("isr")), text(
@@ -169,7 +173,7 @@ def pl307(o: dict) -> Verdict:
         ids(original)))
 
 
-def pl401(o: dict) -> Verdict:
+def pl401(o: dict, placeholders: bool) -> Verdict:
     used = F.expr("filter(transform(target, r -> rack_of[r]), x -> x IS NOT NULL)")
     rf, n_racks = F.size("target"), F.size("racks")
     applies = (F.size("broker_ids") > 0) & (n_racks > 0)
@@ -196,13 +200,13 @@ def _placeholders() -> Column:
     return F.array_min("replicas") < 0
 
 
-def pl501(o: dict) -> Verdict:
-    return one(F.lit(not o["_placeholders_enabled"]) & _placeholders(), text(
+def pl501(o: dict, placeholders: bool) -> Verdict:
+    return one(F.lit(not placeholders) & _placeholders(), text(
         "replicas ", ids("replicas"), " of ", tp(),
         " hold placeholder ids, but placeholders (KIP-409) are not enabled"))
 
 
-def pl502(o: dict) -> Verdict:
+def pl502(o: dict, placeholders: bool) -> Verdict:
     limit = o["max_per_partition"]
     real = F.size(F.filter("replicas", lambda r: r >= 0))
     held = F.size("replicas") - real
@@ -215,11 +219,11 @@ def pl502(o: dict) -> Verdict:
         problem = problem.when(held > limit, text(
             "hold ", held, f" placeholders, more than max_per_partition={limit}"))
         broken = too_few | (held > limit)
-    return one(F.lit(bool(o["_placeholders_enabled"])) & _placeholders() & broken,
+    return one(F.lit(placeholders) & _placeholders() & broken,
                 text("replicas ", ids("replicas"), " of ", tp(), " ", problem))
 
 
-def pl503(o: dict) -> Verdict:
+def pl503(o: dict, placeholders: bool) -> Verdict:
     held = F.filter("replicas", lambda r: r < 0)
     n = F.size(held)
     well_formed = ((F.size(F.array_distinct(held)) == n) & (F.array_min(held) == -n)
@@ -229,7 +233,7 @@ def pl503(o: dict) -> Verdict:
         ids(F.sequence(F.lit(-1), -n, F.lit(-1)))))
 
 
-def pl504(o: dict) -> Verdict:
+def pl504(o: dict, placeholders: bool) -> Verdict:
     leader = F.element_at("replicas", 1)
     return one(_placeholders() & (leader < 0), text(
         "the preferred leader of ", tp(), " is placeholder ", leader, " (replicas ",
@@ -238,14 +242,14 @@ def pl504(o: dict) -> Verdict:
 
 # -- topic rules ---------------------------------------------------------------------------
 
-def pl203(o: dict) -> Verdict:
+def pl203(o: dict, placeholders: bool) -> Verdict:
     return one(F.col("topic_rf").isNotNull() & (F.col("n_brokers") > 0)
                 & (F.col("topic_rf") > F.col("n_brokers")), text(
         "topic ", F.col("topic"), ": replication factor ", F.col("topic_rf"),
         " is larger than the ", F.col("n_brokers"), " brokers of cluster ", F.col("cluster")))
 
 
-def pl205(o: dict) -> Verdict:
+def pl205(o: dict, placeholders: bool) -> Verdict:
     described = F.expr("array_join(transform(rf_shares, s -> concat('RF ', s.rf, ' (', s.n, "
                        "IF(s.n = 1, ' partition)', ' partitions)'))), ', ')")
     return one(F.size("rf_shares") > 1, text(
@@ -254,8 +258,8 @@ def pl205(o: dict) -> Verdict:
 
 
 def _min_isr_rule(broken: Callable[[Column, Column, dict], Column],
-                  says: Callable[[dict], tuple]) -> Callable[[dict], Verdict]:
-    def rule(o: dict) -> Verdict:
+                  says: Callable[[dict], tuple]) -> Callable[[dict, bool], Verdict]:
+    def rule(o: dict, placeholders: bool) -> Verdict:
         rf, min_isr = F.col("rf_min"), F.col("min_isr")
         return one(rf.isNotNull() & min_isr.isNotNull() & broken(rf, min_isr, o), text(
             "topic ", F.col("topic"), ": min.insync.replicas=", min_isr, *says(o)))
@@ -272,7 +276,7 @@ pl303 = _min_isr_rule(lambda rf, m, o: (rf >= 3) & (m < o["min"]), lambda o: (
     f": acknowledged writes may be lost (policy minimum is {o['min']})"))
 
 
-def pl403(o: dict) -> Verdict:
+def pl403(o: dict, placeholders: bool) -> Verdict:
     counts = F.transform("leader_shares", lambda s: s["n"])
     skew = F.array_max(counts) - F.array_min(counts)
     described = F.array_join(F.transform("leader_shares", lambda s: F.concat(
@@ -284,7 +288,7 @@ def pl403(o: dict) -> Verdict:
 
 # -- cluster rules -------------------------------------------------------------------------
 
-def pl402(o: dict) -> Verdict:
+def pl402(o: dict, placeholders: bool) -> Verdict:
     n = F.size("no_rack")
     return one((n > 0) & (n < F.col("n_brokers")), text(
         "cluster ", F.col("cluster"), ": ", plural(n, "broker"), " ",
@@ -295,7 +299,7 @@ def pl402(o: dict) -> Verdict:
 @dataclass(frozen=True)
 class NativeRule:
     level: str  # the frame it reads: replica_sets, partitions, topics or clusters
-    verdict: Callable[[dict], Verdict]
+    verdict: Callable[[dict, bool], Verdict]  # (options, placeholders enabled)
 
 
 NATIVE: dict[str, NativeRule] = {
@@ -353,13 +357,14 @@ def failing_replica_sets(state: DataFrame, brokers: DataFrame, rules: dict[str, 
             .where(" OR ".join(f"_{code}" for code in rules)))
 
 
-def run_native(fleet: Fleet, options: dict[str, dict]) -> DataFrame:
-    """RAW_FINDINGS of the native rules in ``options`` (code -> options): one pass over the
+def run_native(fleet: Fleet, options: dict[str, dict], placeholders: bool) -> DataFrame:
+    """RAW_FINDINGS of the native rules in ``options`` (code -> options), with KIP-409
+    placeholders enabled or not: one pass over the
     partitions for the replica-set and partition rules, one over topics, one over clusters."""
     levels: dict[str, dict[str, Verdict]] = {
         "replica_sets": {}, "partitions": {}, "topics": {}, "clusters": {}}
     for code, opts in options.items():
-        levels[NATIVE[code].level][code] = NATIVE[code].verdict(opts)
+        levels[NATIVE[code].level][code] = NATIVE[code].verdict(opts, placeholders)
     brokers = F.broadcast(cluster_brokers(fleet))
     state = (with_replica_state(fleet.partitions)
              .withColumn("_set", F.xxhash64("replicas", "removing")).persist())
@@ -384,7 +389,4 @@ def run_native(fleet: Fleet, options: dict[str, dict]) -> DataFrame:
         parts.append(findings(topics, judged(levels["topics"]), partition=False))
     if levels["clusters"]:
         parts.append(findings(cluster_frame(fleet), judged(levels["clusters"]), False, False))
-    result = parts[0]
-    for more in parts[1:]:
-        result = result.unionByName(more)
-    return result
+    return reduce(DataFrame.unionByName, parts)
