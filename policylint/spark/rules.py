@@ -132,7 +132,7 @@ def cluster_frame(fleet: Fleet) -> DataFrame:
         F.count("*").alias("n_brokers"))
 
 
-# -- replica-set and partition rules --------------------------------------------------------------------
+# -- replica-set and partition rules ---------------------------------------------------
 
 def pl112(o: dict, placeholders: bool) -> Verdict:
     twice = F.expr("array_sort(filter(array_distinct(replicas), "
