@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Callable
 
 Path = tuple
 Error = tuple[Path, str]
 Check = Callable[[Any, Path, list], None]
+_CHUNK = 64  # items per column test when looking for the invalid ones of a long array
 
 _ANNOTATIONS = {"$schema", "$id", "$defs", "$comment", "title", "description", "default",
                 "examples"}
@@ -37,14 +40,13 @@ _TYPE_WORDS = {
 
 def _is_type(value: Any, name: str) -> bool:
     t = type(value)
-    if name == "integer":
-        return t is int
     if name == "number":
         return t is int or t is float
     return t is _PY_TYPES[name]
 
 
-_PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+_PY_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool,
+             "null": type(None)}
 
 
 def describe(value: Any) -> str:
@@ -79,11 +81,15 @@ class Validator:
     def __init__(self, schema: dict):
         self._root = schema
         self._refs: dict[str, Check] = {}
+        self._columns = _Columns(schema)
         self._check = self._compile(schema)
-        self._valid = _Predicate(schema).function(schema)
+        self._all_valid = self._columns.compile(schema)
+
+    def is_valid(self, value: Any) -> bool:
+        return self._all_valid([value])
 
     def errors(self, value: Any, path: Path = ()) -> list[Error]:
-        if self._valid(value):
+        if self.is_valid(value):
             return []
         errs: list[Error] = []
         self._check(value, path, errs)
@@ -136,7 +142,7 @@ class Validator:
         names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         expected = " or ".join(_TYPE_WORDS[n] for n in names)
         if len(names) == 1 and names[0] != "number":
-            py = int if names[0] == "integer" else _PY_TYPES[names[0]]
+            py = _PY_TYPES[names[0]]
 
             def check_type(value, path, errs):
                 if type(value) is not py:
@@ -205,9 +211,8 @@ class Validator:
         min_items, max_items = schema.get("minItems"), schema.get("maxItems")
         if items is None and min_items is None and max_items is None:
             return None
-        int_range = _plain_integer_items(items)
         item_check = self._compile(items) if items is not None else None
-        item_valid = _Predicate(self._root).function(items) if items is not None else None
+        items_valid = self._columns.compile(items) if items is not None else None
 
         def check_array(value, path, errs):
             if type(value) is not list:
@@ -218,17 +223,12 @@ class Validator:
                              else f"must have at least {min_items} items"))
             if max_items is not None and n > max_items:
                 errs.append((path, f"must have at most {max_items} items"))
-            if item_check is None or not n:
+            if item_check is None or items_valid(value):
                 return
-            if int_range is not None:
-                # fast path for id lists: one C-level pass decides the common, valid case
-                lo, hi = int_range
-                if set(map(type, value)) == {int} and (
-                        lo is None or min(value) >= lo) and (hi is None or max(value) <= hi):
-                    return
-            for i, item in enumerate(value):
-                if not item_valid(item):  # only the refused items are walked for reasons
-                    item_check(item, path + (i,), errs)
+            for start in range(0, n, _CHUNK):  # only the refused chunks are walked for reasons
+                if not items_valid(value[start:start + _CHUNK]):
+                    for i in range(start, min(n, start + _CHUNK)):
+                        item_check(value[i], path + (i,), errs)
         return check_array
 
     def _compile_object(self, schema: dict) -> Check | None:
@@ -300,132 +300,161 @@ def _short_number(value: int | float) -> str:
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
 
-def _plain_integer_items(items: Any) -> tuple | None:
-    """(min, max) when ``items`` is just an integer type with optional bounds."""
-    if not isinstance(items, dict) or items.get("type") != "integer":
-        return None
-    if set(items) - {"type", "minimum", "maximum", "description"}:
-        return None
-    return items.get("minimum"), items.get("maximum")
+class _Columns:
+    """Compiles a schema into a test of a whole column of values: "are all of these valid?"
 
-
-class _Predicate:
-    """Generates one Python function that answers only "is it valid?" for a schema.
-
-    Valid documents are the common case, and this answer costs a fraction of collecting
-    errors with paths: no calls per keyword, no paths. Only a document (or an array item)
-    it refuses is walked again by the checks that say why.
+    Valid documents are the common case. A column test runs each keyword once over all the
+    values of a field across a list (a million plan entries: one ``set(map(type, ...))``
+    per field, one ``min``/``max``, one regex per distinct string), so the cost per value
+    is that of C loops. Only where it says no are the items walked by the checks that say
+    why. A test may refuse what is valid (NaN bounds, say) but never accepts the invalid.
     """
-
-    _PY = {"object": "dict", "array": "list", "string": "str", "integer": "int",
-           "boolean": "bool", "null": "NoneType"}
 
     def __init__(self, root: dict):
         self.root = root
-        self.ns: dict[str, Any] = {"NoneType": type(None), "_MISSING": object()}
-        self.defs: dict[str, str] = {}
-        self.vars = 0
+        self.refs: dict[str, Callable[[list], bool]] = {}
 
-    def function(self, schema: Any) -> Callable[[Any], bool]:
-        body = self.expr(schema, "x", 0)
-        source = "".join(self.defs.values()) + f"def _valid(x):\n    return {body}\n"
-        exec(compile(source, "<policylint schema>", "exec"), self.ns)
-        return self.ns["_valid"]
-
-    def _name(self, value: Any) -> str:
-        name = f"_k{len(self.ns)}"
-        self.ns[name] = value
-        return name
-
-    def expr(self, schema: Any, v: str, depth: int) -> str:
+    def compile(self, schema: Any) -> Callable[[list], bool]:
         if schema is True or schema == {}:
-            return "True"
+            return _all_valid
         if schema is False:
-            return "False"
+            return _none_valid
         if "$ref" in schema:
-            name = "_d_" + re.sub(r"\W", "_", schema["$ref"].rsplit("/", 1)[-1])
-            if name not in self.defs:
-                self.defs[name] = ""  # recursion guard
-                target = self.root["$defs"][schema["$ref"][len("#/$defs/"):]]
-                self.defs[name] = f"def {name}(x):\n    return {self.expr(target, 'x', 0)}\n"
-            return f"{name}({v})"
-        parts = []
+            return self._ref(schema["$ref"])
         names = schema.get("type")
         names = [names] if isinstance(names, str) else names
-        if names:
-            py = [self._PY[n] for n in names if n != "number"] + (
-                ["int", "float"] if "number" in names else [])
-            parts.append(f"type({v}) is {py[0]}" if len(py) == 1
-                         else f"type({v}) in ({', '.join(py)},)")
-        numeric = names is not None and set(names) <= {"integer", "number"}
+        declared = None if names is None else frozenset(
+            t for n in names for t in ((int, float) if n == "number" else (_PY_TYPES[n],)))
+        tests = []
+        if declared is not None:
+            tests.append(lambda vals: set(map(type, vals)) <= declared)
+
+        def of(*types: type) -> Callable[[list], list]:
+            """The values of a column a keyword applies to (it ignores other types)."""
+            if declared is not None and declared <= set(types):
+                return _same
+            return lambda vals: [v for v in vals if type(v) in types]
         if "const" in schema or "enum" in schema:
             allowed = [schema["const"]] if "const" in schema else schema["enum"]
-            parts.append(f"any({v} == a and type({v}) is type(a) for a in "
-                         f"{self._name(tuple(allowed))})")
-        for key, op in (("minimum", ">="), ("maximum", "<=")):
-            if key in schema:
-                test = f"{v} {op} {schema[key]!r}"
-                parts.append(test if numeric else f"(type({v}) not in (int, float) or {test})")
+            tests.append(lambda vals: all(any(a == v and type(a) is type(v) for a in allowed)
+                                          for v in vals))
+        if "minimum" in schema or "maximum" in schema:
+            tests.append(_bounds(of(int, float), schema.get("minimum"), schema.get("maximum")))
         if {"minLength", "maxLength", "pattern"} & set(schema):
-            tests = []
-            if "minLength" in schema:
-                tests.append(f"len({v}) >= {schema['minLength']}")
-            if "maxLength" in schema:
-                tests.append(f"len({v}) <= {schema['maxLength']}")
-            if "pattern" in schema:
-                tests.append(f"{self._name(re.compile(schema['pattern']).search)}({v}) "
-                             "is not None")
-            parts.append(f"(type({v}) is not str or ({' and '.join(tests)}))")
+            tests.append(_strings(of(str), schema))
         if {"items", "minItems", "maxItems"} & set(schema):
-            parts.append(self._array(schema, v, depth))
+            tests.append(self._arrays(of(list), schema))
         if {"properties", "required", "additionalProperties", "propertyNames"} & set(schema):
-            parts.append(self._object(schema, v, depth))
+            tests.append(self._objects(of(dict), schema))
         if "anyOf" in schema:
-            parts.append("(" + " or ".join(self.expr(s, v, depth) for s in schema["anyOf"])
-                         + ")")
-        return " and ".join(f"({p})" for p in parts) or "True"
+            tests.append(_any_of([self.compile(s) for s in schema["anyOf"]]))
+        return lambda vals: all(test(vals) for test in tests)
 
-    def _array(self, schema: dict, v: str, depth: int) -> str:
-        tests = []
-        if "minItems" in schema:
-            tests.append(f"len({v}) >= {schema['minItems']}")
-        if "maxItems" in schema:
-            tests.append(f"len({v}) <= {schema['maxItems']}")
-        items = schema.get("items")
-        bounds = _plain_integer_items(items)
-        if bounds is not None:
-            lo, hi = bounds
-            test = f"set(map(type, {v})) <= {self._name(frozenset({int}))}"
+    def _ref(self, ref: str) -> Callable[[list], bool]:
+        name = ref[len("#/$defs/"):]
+        if name not in self.refs:
+            self.refs[name] = _all_valid  # placeholder while compiling recursive schemas
+            self.refs[name] = self.compile(self.root["$defs"][name])
+        refs = self.refs
+        return lambda vals: refs[name](vals)
+
+    def _arrays(self, of: Callable, schema: dict) -> Callable[[list], bool]:
+        lo, hi = schema.get("minItems"), schema.get("maxItems")
+        items = self.compile(schema.get("items", True))
+
+        def test(vals):
+            lists = of(vals)
+            if not lists:
+                return True
             if lo is not None or hi is not None:
-                limits = " and ".join(t for t in (
-                    None if lo is None else f"min({v}) >= {lo}",
-                    None if hi is None else f"max({v}) <= {hi}") if t)
-                test += f" and (not {v} or ({limits}))"
-            tests.append(test)
-        elif items is not None:
-            item = f"i{depth}"
-            tests.append(f"all({self.expr(items, item, depth + 1)} for {item} in {v})")
-        return f"(type({v}) is not list or ({' and '.join(tests) or 'True'}))"
+                sizes = list(map(len, lists))
+                if (lo is not None and min(sizes) < lo) or (hi is not None and max(sizes) > hi):
+                    return False
+            return items(list(chain.from_iterable(lists)))
+        return test
 
-    def _object(self, schema: dict, v: str, depth: int) -> str:
-        props = schema.get("properties", {})
-        known = self._name(frozenset(props))
-        tests = [f"{name!r} in {v}" for name in schema.get("required", ())]
-        for name, sub in props.items():
-            # bind each value once (a walrus), not once per keyword that looks at it
-            self.vars += 1
-            var = f"v{self.vars}"
-            tests.append(f"(({var} := {v}.get({name!r}, _MISSING)) is _MISSING or "
-                         f"{self.expr(sub, var, depth)})")
+    def _objects(self, of: Callable, schema: dict) -> Callable[[list], bool]:
+        props = {name: self.compile(sub) for name, sub in schema.get("properties", {}).items()}
+        required = frozenset(schema.get("required", ()))
+        known = frozenset(props)
         extra = schema.get("additionalProperties", True)
-        if extra is False:
-            tests.append(f"{v}.keys() <= {known}")
-        elif extra is not True:
-            key, val = f"k{depth}", f"w{depth}"
-            tests.append(f"all({self.expr(extra, val, depth + 1)} for {key}, {val} in "
-                         f"{v}.items() if {key} not in {known})")
-        if "propertyNames" in schema:
-            key = f"k{depth}"
-            tests.append(f"all({self.expr(schema['propertyNames'], key, depth + 1)} for {key} "
-                         f"in {v})")
-        return f"(type({v}) is not dict or ({' and '.join(tests) or 'True'}))"
+        extra_test = None if extra in (True, False) else self.compile(extra)
+        names_test = None if "propertyNames" not in schema else self.compile(
+            schema["propertyNames"])
+
+        def test(vals):
+            dicts = of(vals)
+            if not dicts:
+                return True
+            key_sets = set(map(frozenset, set(map(tuple, dicts))))  # a few distinct shapes
+            if any(not required <= keys for keys in key_sets):
+                return False
+            present = frozenset().union(*key_sets)
+            if extra is False and not present <= known:
+                return False
+            if names_test is not None and not names_test(list(present)):
+                return False
+            if extra_test is not None and not present <= known and not extra_test(
+                    [v for d in dicts for k, v in d.items() if k not in known]):
+                return False
+            for name in present & known:
+                if all(name in keys for keys in key_sets):
+                    column = list(map(itemgetter(name), dicts))
+                else:
+                    column = [d[name] for d in dicts if name in d]
+                if not props[name](column):
+                    return False
+            return True
+        return test
+
+
+def _any_of(branches: list) -> Callable[[list], bool]:
+    def test(vals):
+        if any(branch(vals) for branch in branches):
+            return True  # one branch takes the whole column (isr: all lists)
+        by_type: dict[type, list] = {}
+        for v in vals:
+            by_type.setdefault(type(v), []).append(v)
+        return all(any(branch(group) for branch in branches) or
+                   all(any(branch([v]) for branch in branches) for v in group)
+                   for group in by_type.values())
+    return test
+
+
+def _bounds(of: Callable, lo: Any, hi: Any) -> Callable[[list], bool]:
+    def test(vals):
+        nums = of(vals)
+        return not nums or ((lo is None or min(nums) >= lo) and (hi is None or max(nums) <= hi))
+    return test
+
+
+def _strings(of: Callable, schema: dict) -> Callable[[list], bool]:
+    lo, hi = schema.get("minLength"), schema.get("maxLength")
+    search = re.compile(schema["pattern"]).search if "pattern" in schema else None
+
+    def test(vals):
+        strings = of(vals)
+        if not strings:
+            return True
+        if search is not None:  # on distinct values: a million topic names are few names
+            strings = set(strings)
+            if any(search(s) is None for s in strings):
+                return False
+        if lo is None and hi is None:
+            return True
+        sizes = list(map(len, strings))
+        return (lo is None or min(sizes) >= lo) and (hi is None or max(sizes) <= hi)
+    return test
+
+
+def _all_valid(vals: list) -> bool:
+    return True
+
+
+def _none_valid(vals: list) -> bool:
+    return not vals
+
+
+def _same(vals: list) -> list:
+    return vals
+

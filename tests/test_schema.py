@@ -90,7 +90,7 @@ def test_validator_agrees_with_jsonschema():
             # the generated validity predicate and the error walk agree
             walked: list = []
             ours._check(candidate, (), walked)
-            assert ours._valid(candidate) == (not walked), (kind, candidate)
+            assert ours.is_valid(candidate) == (not walked), (kind, candidate)
             # same verdict, and every error we report is at or below a reference error
             # (we point at an unknown key itself and into the closest anyOf branch)
             assert bool(got) == bool(expected), (kind, candidate, got, expected)
