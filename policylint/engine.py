@@ -78,6 +78,7 @@ class Result:
     files: int
     unchecked: dict[str, int]
     rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
+    context: Context | None = None  # what the rules saw: the model of every input
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -122,7 +123,7 @@ def run(ctx: Context, targets: dict[str, list[Any]], rules: list[Rule],
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     unchecked = {"PL201": 0} | {code: n for code, n in sorted(ctx.unchecked.items()) if n}
     return Result(findings, files, unchecked,
-                  [(rule, ctx.policy.severity(rule)) for rule in rules])
+                  [(rule, ctx.policy.severity(rule)) for rule in rules], ctx)
 
 
 def _expired_exemptions(policy: Policy, today: dt.date, rules: dict[str, Rule]
