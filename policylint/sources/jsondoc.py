@@ -10,12 +10,14 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from itertools import islice
 from typing import Any
 
 from .document import Document, ParseError, SourceFile
 
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset
 _WS = re.compile(r"[ \t\n\r]*")
+_MANY = 256  # arrays this long have their element offsets found at C speed
 _STRING_COLON = re.compile(r':(?<=[^" \t\n\r]:)')  # literal first: a fast scan
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
 
@@ -59,7 +61,7 @@ def load_json(source: SourceFile) -> list[Document]:
                                       "silently dropped)") from None
     except (_NotJson, ValueError, RecursionError) as exc:
         raise _problem(text, exc) from None
-    locator = JsonLocator(text)
+    locator = JsonLocator(text, data)
     return [Document(source, data, 0, locator.locate)]
 
 
@@ -131,10 +133,13 @@ def _find_duplicate(text: str) -> tuple[int, str]:
 
 
 class JsonLocator:
-    """Finds ``(line, column)`` of a path like ``("partitions", 12, "replicas")``."""
+    """Finds ``(line, column)`` of a path like ``("partitions", 12, "replicas")``.
 
-    def __init__(self, text: str):
-        self.text = text
+    It walks the raw text along the path, next to the decoded ``data`` it came from.
+    """
+
+    def __init__(self, text: str, data: Any):
+        self.text, self.data = text, data
         self._elements: dict[int, list[int]] = {}  # array offset -> element offsets
         self._newlines: list[int] | None = None
 
@@ -149,13 +154,15 @@ class JsonLocator:
 
     def offset(self, path: tuple) -> int | None:
         pos = _WS.match(self.text, 0).end()
+        value = self.data
         for key in path:
             if isinstance(key, int):
-                pos = self._element(pos, key)
+                pos = self._element(pos, key, value)
             else:
                 pos = self._member(pos, key)
             if pos is None:
                 return None
+            value = value[key]
         return pos
 
     def _member(self, pos: int, key: str) -> int | None:
@@ -174,17 +181,54 @@ class JsonLocator:
                 pos = _WS.match(text, pos + 1).end()
         return None
 
-    def _element(self, pos: int, index: int) -> int | None:
+    def _element(self, pos: int, index: int, items: list) -> int | None:
         text = self.text
         if text[pos] != "[":
             return None
         starts = self._elements.get(pos)
         if starts is None:
-            starts = self._elements[pos] = []
-            cursor = _WS.match(text, pos + 1).end()
-            while text[cursor] != "]":
-                starts.append(cursor)
-                cursor = _WS.match(text, _SCAN(text, cursor)[1]).end()
-                if text[cursor] == ",":
-                    cursor = _WS.match(text, cursor + 1).end()
-        return starts[index] if 0 <= index < len(starts) else None
+            starts = self._elements[pos] = self._written_alike(pos, items) or \
+                self._scanned(pos)
+        if not 0 <= index < len(starts):
+            return None
+        if len(starts) >= _MANY and _SCAN(text, starts[index])[0] != items[index]:
+            starts = self._elements[pos] = self._scanned(pos)  # see _written_alike
+        return starts[index]
+
+    def _scanned(self, pos: int) -> list[int]:
+        """Element offsets, exactly: each element is scanned to find the next."""
+        text = self.text
+        starts = []
+        cursor = _WS.match(text, pos + 1).end()
+        while text[cursor] != "]":
+            starts.append(cursor)
+            cursor = _WS.match(text, _SCAN(text, cursor)[1]).end()
+            if text[cursor] == ",":
+                cursor = _WS.match(text, cursor + 1).end()
+        return starts
+
+    def _written_alike(self, pos: int, items: list) -> list[int] | None:
+        """Element offsets of a long array of objects (or arrays) written alike, found at
+        C speed: every element after the first follows the same few characters, such as
+        ``}, {``. Scanning each element instead costs as much as decoding the file again.
+
+        Such a boundary could also occur inside a string; then the offsets found after it
+        are off by one element. The last offset must therefore hold the last element and be
+        followed by the array's end, and each located element is checked against the
+        decoded value (``_element``); on any doubt the offsets are scanned.
+        """
+        text = self.text
+        first = _WS.match(text, pos + 1).end()
+        if len(items) < _MANY or text[first] not in "{[":
+            return None
+        end = _SCAN(text, first)[1]
+        second = _WS.match(text, _WS.match(text, end).end() + 1).end()
+        boundary = re.compile(re.escape(text[end - 1:second + 1]))
+        starts = [first] + [m.end() - 1 for m in islice(boundary.finditer(text, end - 1),
+                                                         len(items) - 1)]
+        if len(starts) != len(items):
+            return None
+        last, after = _SCAN(text, starts[-1])
+        if last != items[-1] or text[_WS.match(text, after).end()] != "]":
+            return None
+        return starts
