@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .model import SEVERITY_RANK, ClusterProfile, Finding, PartitionState, Plan, Snapshot, \
     TopicSpec
 from .policy import Policy
 from .registry import all_rules, matches
 from .rule import Rule
-from .rules.kafka import effective_min_isr
+from .rules.kafka import effective_min_isr, join_states
 
 
 @dataclass
@@ -30,7 +30,7 @@ class Context:
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
-    _states: dict[int, list[PartitionState | None]] = field(default_factory=dict)
+    _shared: dict[tuple, Any] = field(default_factory=dict)
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -61,15 +61,18 @@ class Context:
     def min_isr(self, topic: str) -> int:
         return effective_min_isr(self.topic_config(topic), self.profile)
 
+    def shared(self, compute: Callable[..., Any], *args: Any) -> Any:
+        """``compute(*args)``, computed once per run and shared by every rule that asks: a
+        view of a million-entry plan is worth building once, not once per rule. The
+        arguments are objects of this run (they are told apart by identity)."""
+        key = (compute, *map(id, args))
+        if key not in self._shared:
+            self._shared[key] = compute(*args)
+        return self._shared[key]
+
     def states(self, plan: Plan) -> list[PartitionState | None]:
         """The snapshot's state of each partition a plan moves (None: not in the snapshot)."""
-        if self.snapshot is None:
-            return [None] * len(plan.moves)
-        if id(plan) not in self._states:  # computed once, shared by every plan rule
-            get = {(t.name, p.partition): p
-                   for t in self.snapshot.topics.values() for p in t.partitions}.get
-            self._states[id(plan)] = [get(m[:2]) for m in plan.moves]
-        return self._states[id(plan)]
+        return self.shared(join_states, plan, self.snapshot)
 
 
 @dataclass

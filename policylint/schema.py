@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import chain
-from operator import itemgetter
+from itertools import chain, repeat
+from operator import contains, itemgetter
 from typing import Any, Callable
 
 Path = tuple
@@ -386,25 +386,36 @@ class _Columns:
             dicts = of(vals)
             if not dicts:
                 return True
-            key_sets = set(map(frozenset, set(map(tuple, dicts))))  # a few distinct shapes
-            if any(not required <= keys for keys in key_sets):
-                return False
-            present = frozenset().union(*key_sets)
-            if extra is False and not present <= known:
-                return False
-            if names_test is not None and not names_test(list(present)):
-                return False
-            if extra_test is not None and not present <= known and not extra_test(
-                    [v for d in dicts for k, v in d.items() if k not in known]):
-                return False
-            for name in present & known:
-                if all(name in keys for keys in key_sets):
-                    column = list(map(itemgetter(name), dicts))
+            # Keys are counted, not listed: the keys the properties account for must be
+            # all the keys written, or some are extra.
+            accounted = 0
+            names = []
+            for name, prop in props.items():
+                if name in required:
+                    try:
+                        column = list(map(itemgetter(name), dicts))
+                    except KeyError:
+                        return False
                 else:
-                    column = [d[name] for d in dicts if name in d]
-                if not props[name](column):
+                    present = sum(map(contains, dicts, repeat(name)))
+                    if not present:
+                        continue
+                    column = list(map(itemgetter(name), dicts)) if present == len(dicts) \
+                        else [d[name] for d in dicts if name in d]
+                names.append(name)
+                accounted += len(column)
+                if not prop(column):
                     return False
-            return True
+            if any(not all(map(contains, dicts, repeat(name))) for name in required - known):
+                return False
+            if sum(map(len, dicts)) > accounted:
+                if extra is False:
+                    return False
+                extras = [(k, v) for d in dicts for k, v in d.items() if k not in known]
+                names.extend({k for k, _ in extras})
+                if extra_test is not None and not extra_test([v for _, v in extras]):
+                    return False
+            return names_test is None or names_test(names)
         return test
 
 

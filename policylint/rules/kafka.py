@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from functools import cached_property
+from itertools import compress, count, groupby, repeat
+from math import inf
+from operator import itemgetter
+from typing import Any, Callable, Iterator
 
-from ..model import (ClusterProfile, Plan, Snapshot, TopicSpec, TopicState, current_rf,
-                     is_reassigning, target_replicas)
+from ..model import (ClusterProfile, PartitionState, Plan, Snapshot, TopicSpec, TopicState,
+                     current_rf, is_reassigning, target_replicas)
+
+_TOPIC, _PARTITION, _REPLICAS = itemgetter(0), itemgetter(1), itemgetter(2)  # of a Move
+_NUMBER, _STATE_REPLICAS = itemgetter(0), itemgetter(1)  # of a PartitionState
 
 
 def as_int(value: Any) -> int | None:
@@ -81,6 +88,116 @@ def where_replicas(owner: Any, item: Any) -> tuple:
     return owner.where("assignment", item)
 
 
+class ReplicaLists:
+    """Every replica list of a target (plan entries, snapshot partitions, a manifest's
+    explicit assignment), for the rules that judge a list by itself.
+
+    A plan of a million entries over thirty brokers holds a few thousand distinct lists:
+    ``failing`` asks its verdict once per distinct list and finds the entries that hold a
+    failing one at C speed. Build it through ``ctx.shared`` so that rules share it.
+    """
+
+    def __init__(self, target: Any, final: bool = False):
+        self.owners: list[Any] | Any = target
+        if isinstance(target, Plan):
+            self.items: Any = target.moves
+            self.lists = list(map(_REPLICAS, target.moves))
+        elif isinstance(target, Snapshot):
+            self.items, self.owners = [], []
+            for topic in target.topics.values():
+                self.items.extend(topic.partitions)
+                self.owners.extend(repeat(topic, len(topic.partitions)))
+            self.lists = list(map(target_replicas if final else _STATE_REPLICAS, self.items))
+        elif isinstance(target, TopicSpec) and target.assignment:
+            self.items, self.lists = range(len(target.assignment)), target.assignment
+        else:
+            self.items, self.lists = (), []
+        self.distinct = set(map(tuple, self.lists))
+
+    def entry(self, i: int) -> tuple[str, int, list[int], Any, Any]:
+        """(topic, partition, replicas, owner, item) of list ``i``, as ``replica_lists``."""
+        item, replicas = self.items[i], self.lists[i]
+        if isinstance(self.owners, Plan):
+            return item.topic, item.partition, replicas, self.owners, item
+        if isinstance(self.owners, TopicSpec):
+            return self.owners.name, item, replicas, self.owners, item
+        return self.owners[i].name, item.partition, replicas, self.owners[i], item
+
+    def failing(self, verdict: Callable[[tuple[int, ...]], Any]
+                ) -> Iterator[tuple[str, int, list[int], Any, Any, Any]]:
+        """``entry(i) + (verdict,)`` for each list whose verdict is truthy."""
+        verdicts = {key: verdict(key) for key in self.distinct}
+        failing = {key: found for key, found in verdicts.items() if found}
+        if not failing:
+            return
+        for i in compress(count(), map(failing.__contains__, map(tuple, self.lists))):
+            yield self.entry(i) + (failing[tuple(self.lists[i])],)
+
+
+def lists_failing(target: Any, ctx: Any, verdict: Callable[[tuple[int, ...]], Any],
+                  final: bool = False) -> Iterator[tuple[str, int, list[int], Any, Any, Any]]:
+    """(topic, partition, replicas, owner, item, verdict) of each replica list of a target
+    for which ``verdict(tuple of ids)`` is truthy (see ReplicaLists)."""
+    final = final and isinstance(target, Snapshot)  # only snapshots have two kinds of lists
+    return ctx.shared(ReplicaLists, target, final).failing(verdict)
+
+
+class PlanColumns:
+    """A plan's entries as columns, built at C speed once per run (``ctx.shared``)."""
+
+    def __init__(self, plan: Plan):
+        self.topics = list(map(_TOPIC, plan.moves))
+        self.sizes = list(map(len, map(_REPLICAS, plan.moves)))
+        self.topic_sizes = set(zip(self.topics, self.sizes))  # the distinct pairs
+
+
+class StateColumns:
+    """Facts about the snapshot states a plan's entries are joined to (``ctx.states``),
+    each computed in one pass once per run (``ctx.shared``)."""
+
+    def __init__(self, states: list[PartitionState | None]):
+        self.states = states
+
+    @cached_property
+    def current_rfs(self) -> list[int | None]:
+        """KIP-860 current RF of each state; None where the snapshot has no partition."""
+        return [None if s is None else current_rf(s) if s.removing else len(s.replicas)
+                for s in self.states]
+
+    @cached_property
+    def isr_sizes(self) -> list[float]:
+        """|ISR| of each state; infinite where unknown, so that it is never too small."""
+        return [inf if s is None or s.isr is None else len(s.isr) for s in self.states]
+
+    @cached_property
+    def reassigning(self) -> list[int]:
+        """Entries whose partition is reassigning."""
+        return [i for i, s in enumerate(self.states)
+                if s is not None and (s.adding or s.removing)]
+
+    @cached_property
+    def lagging(self) -> list[int]:
+        """Entries whose partition has fewer in-sync replicas than replicas."""
+        return [i for i, (s, isr) in enumerate(zip(self.states, self.isr_sizes))
+                if isr < inf and isr < len(s.replicas)]
+
+
+def join_states(plan: Plan, snapshot: Snapshot | None) -> list[PartitionState | None]:
+    """The snapshot's state of each plan entry's partition (None: not in the snapshot)."""
+    if snapshot is None:
+        return [None] * len(plan.moves)
+    indexes: dict[str, dict[int, PartitionState]] = {}
+    states: list[PartitionState | None] = []
+    for name, group in groupby(plan.moves, _TOPIC):  # a plan lists a topic's entries together
+        index = indexes.get(name)
+        if index is None:
+            topic = snapshot.topics.get(name)
+            parts = topic.partitions if topic is not None else []
+            index = indexes[name] = dict(zip(map(_NUMBER, parts), parts))
+        states.extend(map(index.get, map(_PARTITION, group)))
+    return states
+
+
 def profile_of(target: Any, ctx: Any) -> ClusterProfile | None:
     """A snapshot is judged against its own brokers; plans and manifests against the run's
     cluster context."""
@@ -112,16 +229,19 @@ def min_isr_subjects(target: Any, ctx: Any, predicate: Any
                     if "min.insync.replicas" in topic.config else topic.where("name")
                 yield topic.name, None, rf, min_isr, at
     elif isinstance(target, Plan):
-        verdicts: dict[tuple[str, int], int | None] = {}
-        for move in target.moves:
-            key = (move.topic, len(move.replicas))
-            min_isr = verdicts.get(key, 0)
-            if min_isr == 0:
-                min_isr = ctx.min_isr(move.topic)
-                min_isr = verdicts[key] = min_isr if predicate(key[1], min_isr) else None
-            if min_isr is not None:
-                yield (move.topic, move.partition, key[1], min_isr,
-                       target.where(move, "replicas"))
+        columns = ctx.shared(PlanColumns, target)
+        verdicts = {}
+        for topic, rf in columns.topic_sizes:
+            min_isr = ctx.min_isr(topic)
+            if predicate(rf, min_isr):
+                verdicts[topic, rf] = min_isr
+        if not verdicts:
+            return
+        for i in compress(count(), map(verdicts.__contains__, zip(columns.topics,
+                                                                   columns.sizes))):
+            move, rf = target.moves[i], columns.sizes[i]
+            yield (move.topic, move.partition, rf, verdicts[move.topic, rf],
+                   target.where(move, "replicas"))
 
 
 def subject(topic: str, partition: int | None) -> str:
@@ -133,25 +253,35 @@ def moves_data(replicas: list[int], state: Any) -> bool:
     return replicas != target_replicas(state)
 
 
-def with_placeholders(target: Any) -> Iterator[tuple[str, int, list[int], Any, Any]]:
+def with_placeholders(target: Any, ctx: Any
+                      ) -> Iterator[tuple[str, int, list[int], Any, Any, Any]]:
     """The replica lists of a target that hold a placeholder (a negative id, KIP-409)."""
-    for entry in replica_lists(target):
-        if entry[2] and min(entry[2]) < 0:
-            yield entry
+    return lists_failing(target, ctx, _holds_placeholder)
 
 
-def state_after_plan(plan: Plan, snapshot: Snapshot
-                     ) -> Iterator[tuple[str, list[list[int]], Any]]:
+def _holds_placeholder(replicas: tuple[int, ...]) -> bool:
+    return bool(replicas) and min(replicas) < 0
+
+
+def state_after_plan(plan: Plan, snapshot: Snapshot) -> list[tuple[str, list[list[int]], Any]]:
     """(topic, replica list of each partition, first plan entry) for every snapshot topic a
     plan touches, with the plan applied: a planned partition gets the plan's replicas, the
-    others their target replicas."""
+    others their target replicas. Shared by the rules through ``ctx.shared``."""
     planned: dict[str, dict[int, list[int]]] = {}
     first = {}
-    for move in plan.moves:
-        planned.setdefault(move.topic, {})[move.partition] = move.replicas
-        first.setdefault(move.topic, move)
+    for name, group in groupby(plan.moves, _TOPIC):
+        moves = list(group)
+        first.setdefault(name, moves[0])
+        planned.setdefault(name, {}).update(zip(map(_PARTITION, moves),
+                                                map(_REPLICAS, moves)))
+    after = []
     for name, moves in planned.items():
         topic = snapshot.topics.get(name)
-        if topic is not None:
-            yield name, [moves[p.partition] if p.partition in moves else target_replicas(p)
-                         for p in topic.partitions], first[name]
+        if topic is None:
+            continue
+        lists = list(map(moves.get, map(_NUMBER, topic.partitions)))
+        if None in lists:  # partitions the plan leaves alone
+            lists = [target_replicas(p) if replicas is None else replicas
+                     for replicas, p in zip(lists, topic.partitions)]
+        after.append((name, lists, first[name]))
+    return after

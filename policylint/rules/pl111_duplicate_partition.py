@@ -1,8 +1,9 @@
+from itertools import groupby
 from operator import itemgetter
 
 from ..rule import Rule
 
-_KEY = itemgetter(0, 1)
+_TOPIC, _PARTITION = itemgetter(0), itemgetter(1)
 
 
 class DuplicatePartition(Rule):
@@ -34,13 +35,12 @@ class DuplicatePartition(Rule):
     targets = ("run",)
 
     def check(self, ctx, _, options):
-        keys = [list(map(_KEY, plan.moves)) for plan in ctx.plans]
-        if len(set().union(*keys)) == sum(map(len, keys)):
-            return  # the common case, decided at C speed
+        if _all_distinct(ctx.plans):
+            return
         seen: dict = {}
-        for plan, plan_keys in zip(ctx.plans, keys):
-            for key, move in zip(plan_keys, plan.moves):
-                first = seen.setdefault(key, (plan, move))
+        for plan in ctx.plans:
+            for move in plan.moves:
+                first = seen.setdefault(move[:2], (plan, move))
                 if first[1] is move:
                     continue
                 where = "earlier in this plan" if first[0] is plan else \
@@ -49,3 +49,16 @@ class DuplicatePartition(Rule):
                     f"partition {move.topic}-{move.partition} is reassigned twice "
                     f"(entry {first[1].index + 1} {where})",
                     at=plan.where(move), topic=move.topic, partition=move.partition)
+
+
+def _all_distinct(plans) -> bool:
+    """The common case, decided a topic at a time at C speed: plans list a topic's entries
+    together, and each topic-partition once. (False: look closer.)"""
+    topics: set[str] = set()
+    for plan in plans:
+        for topic, moves in groupby(plan.moves, _TOPIC):
+            partitions = list(map(_PARTITION, moves))
+            if topic in topics or len(set(partitions)) != len(partitions):
+                return False
+            topics.add(topic)
+    return True

@@ -1,7 +1,7 @@
 from collections import Counter
 
 from ..rule import Rule
-from .kafka import fmt_ids, replica_lists, where_replicas
+from .kafka import fmt_ids, lists_failing, where_replicas
 
 
 class DuplicateReplica(Rule):
@@ -32,12 +32,16 @@ class DuplicateReplica(Rule):
     targets = ("plan", "snapshot", "manifest")
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item in replica_lists(target):
-            if len(set(replicas)) == len(replicas):
-                continue
-            twice = sorted(b for b, n in Counter(replicas).items() if n > 1 and b >= 0)
-            if twice:
-                yield self.finding(
-                    f"replicas {fmt_ids(replicas)} of {topic}-{partition} name broker"
-                    f"{'s' if len(twice) > 1 else ''} {', '.join(map(str, twice))} more than "
-                    "once", at=where_replicas(owner, item), topic=topic, partition=partition)
+        for topic, partition, replicas, owner, item, twice in lists_failing(
+                target, ctx, _named_twice):
+            yield self.finding(
+                f"replicas {fmt_ids(replicas)} of {topic}-{partition} name broker"
+                f"{'s' if len(twice) > 1 else ''} {', '.join(map(str, twice))} more than "
+                "once", at=where_replicas(owner, item), topic=topic, partition=partition)
+
+
+def _named_twice(replicas: tuple[int, ...]) -> list[int]:
+    """Brokers a list names more than once (repeated placeholders are PL503's)."""
+    if len(set(replicas)) == len(replicas):
+        return []
+    return sorted(b for b, n in Counter(replicas).items() if n > 1 and b >= 0)

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import replica_lists, where_replicas
+from .kafka import lists_failing, where_replicas
 
 
 class EmptyReplicas(Rule):
@@ -29,8 +29,10 @@ class EmptyReplicas(Rule):
     targets = ("plan", "snapshot", "manifest")
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item in replica_lists(target):
-            if not replicas:
-                yield self.finding(f"partition {topic}-{partition} has an empty replica list",
-                                   at=where_replicas(owner, item), topic=topic,
-                                   partition=partition)
+        for topic, partition, _, owner, item, _ in lists_failing(target, ctx, _empty):
+            yield self.finding(f"partition {topic}-{partition} has an empty replica list",
+                               at=where_replicas(owner, item), topic=topic, partition=partition)
+
+
+def _empty(replicas: tuple[int, ...]) -> bool:
+    return not replicas

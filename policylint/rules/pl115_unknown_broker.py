@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import fmt_ids, profile_of, replica_lists, where_replicas
+from .kafka import fmt_ids, lists_failing, profile_of, where_replicas
 
 
 class UnknownBroker(Rule):
@@ -37,19 +37,25 @@ class UnknownBroker(Rule):
         if profile is None or profile.brokers is None:
             return
         brokers = profile.brokers.keys()
-        for topic, partition, replicas, owner, item in replica_lists(target):
+
+        def unknown(replicas: tuple[int, ...]) -> dict[int, int]:
+            """Each unknown broker id at its first position."""
             if brokers >= set(replicas):
-                continue
-            reported = set()
+                return {}
+            found: dict[int, int] = {}
             for i, broker in enumerate(replicas):
-                if broker >= 0 and broker not in brokers and broker not in reported:
-                    reported.add(broker)
-                    doc, path = where_replicas(owner, item)
-                    yield self.finding(
-                        f"broker {broker} in replicas {fmt_ids(replicas)} of "
-                        f"{topic}-{partition} is not a broker of cluster {profile.name} "
-                        f"(brokers: {_known(brokers)})", at=(doc, path + (i,)),
-                        topic=topic, partition=partition)
+                if broker >= 0 and broker not in brokers:
+                    found.setdefault(broker, i)
+            return found
+
+        for topic, partition, replicas, owner, item, found in lists_failing(target, ctx,
+                                                                            unknown):
+            doc, path = where_replicas(owner, item)
+            for broker, i in found.items():
+                yield self.finding(
+                    f"broker {broker} in replicas {fmt_ids(replicas)} of {topic}-{partition} "
+                    f"is not a broker of cluster {profile.name} (brokers: {_known(brokers)})",
+                    at=(doc, path + (i,)), topic=topic, partition=partition)
 
 
 def _known(brokers) -> str:

@@ -1,6 +1,8 @@
-from ..model import current_rf
+from itertools import compress, count
+from operator import ne
+
 from ..rule import Rule
-from .kafka import manifest_rf
+from .kafka import PlanColumns, StateColumns, manifest_rf
 
 
 class RfChange(Rule):
@@ -42,7 +44,11 @@ class RfChange(Rule):
         allowed: dict[str, bool] = {}
         declared: dict[str, int | None] = {}
         current = ctx.current or {}
-        for move, state in zip(plan.moves, ctx.states(plan)):
+        states = ctx.states(plan)
+        rfs = ctx.shared(StateColumns, states).current_rfs
+        # only entries whose size differs from the snapshot's RF, or that it lacks, can fail
+        for i in compress(count(), map(ne, ctx.shared(PlanColumns, plan).sizes, rfs)):
+            move, state = plan.moves[i], states[i]
             topic = move.topic
             ok = allowed.get(topic)
             if ok is None:
@@ -50,7 +56,7 @@ class RfChange(Rule):
             if ok:
                 continue
             if state is not None:
-                rf, source = current_rf(state), "the snapshot"
+                rf, source = rfs[i], "the snapshot"
             elif move[:2] in current:
                 rf, source = len(current[move[:2]]), "--current"
             else:

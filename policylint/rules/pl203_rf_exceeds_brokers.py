@@ -1,6 +1,6 @@
 from ..model import Plan, Snapshot
 from ..rule import Rule
-from .kafka import manifest_rf, snapshot_topic_rf, subject
+from .kafka import lists_failing, manifest_rf, snapshot_topic_rf, subject
 
 
 class RfExceedsBrokers(Rule):
@@ -40,10 +40,10 @@ class RfExceedsBrokers(Rule):
         if not brokers:
             return
         if isinstance(target, Plan):
-            for move in target.moves:
-                if len(move.replicas) > brokers:
-                    yield self._finding(move.topic, move.partition, len(move.replicas),
-                                        brokers, profile, target.where(move, "replicas"))
+            for topic, partition, replicas, _, move, _ in lists_failing(
+                    target, ctx, lambda replicas: len(replicas) > brokers):
+                yield self._finding(topic, partition, len(replicas), brokers, profile,
+                                    target.where(move, "replicas"))
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
                 spec = ctx.manifest(topic.name)

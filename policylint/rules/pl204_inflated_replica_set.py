@@ -1,6 +1,6 @@
 from ..model import Plan, is_reassigning, target_replicas
 from ..rule import Rule
-from .kafka import fmt_ids, manifest_rf, snapshot_topic_rf
+from .kafka import StateColumns, fmt_ids, manifest_rf, snapshot_topic_rf
 
 
 class InflatedReplicaSet(Rule):
@@ -60,9 +60,9 @@ class InflatedReplicaSet(Rule):
                         partition=p.partition)
 
     def _plan(self, plan, ctx):
-        for move, state in zip(plan.moves, ctx.states(plan)):
-            if state is None or not is_reassigning(state):
-                continue
+        states = ctx.states(plan)
+        for i in ctx.shared(StateColumns, states).reassigning:
+            move, state = plan.moves[i], states[i]
             n, target = len(move.replicas), len(target_replicas(state))
             if n == len(state.replicas) and n != target:
                 yield self.finding(

@@ -1,5 +1,8 @@
+from itertools import compress, count
+from operator import lt
+
 from ..rule import Rule
-from .kafka import moves_data
+from .kafka import PlanColumns, StateColumns, moves_data
 
 
 class ReassignUnderMinIsr(Rule):
@@ -30,14 +33,16 @@ class ReassignUnderMinIsr(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        min_isr: dict[str, int] = {}
-        for move, state in zip(plan.moves, ctx.states(plan)):
-            if state is None or state.isr is None:
-                continue
-            floor = min_isr.get(move.topic)
-            if floor is None:
-                floor = min_isr[move.topic] = ctx.min_isr(move.topic)
-            if len(state.isr) < floor and moves_data(move.replicas, state):
+        if ctx.snapshot is None:
+            return
+        states = ctx.states(plan)
+        topics = ctx.shared(PlanColumns, plan).topics
+        min_isr = {topic: ctx.min_isr(topic) for topic in set(topics)}
+        below = map(lt, ctx.shared(StateColumns, states).isr_sizes, map(min_isr.get, topics))
+        for i in compress(count(), below):
+            move, state = plan.moves[i], states[i]
+            floor = min_isr[move.topic]
+            if moves_data(move.replicas, state):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while under "
                     f"min.insync.replicas: ISR {len(state.isr)} of {len(state.replicas)} "

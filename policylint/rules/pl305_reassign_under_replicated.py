@@ -1,6 +1,6 @@
 from ..model import original_replicas
 from ..rule import Rule
-from .kafka import fmt_ids, moves_data
+from .kafka import StateColumns, fmt_ids, moves_data
 
 
 class ReassignUnderReplicated(Rule):
@@ -32,10 +32,9 @@ class ReassignUnderReplicated(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        for move, state in zip(plan.moves, ctx.states(plan)):
-            # the rare condition first: most partitions are in sync
-            if state is None or state.isr is None or len(state.replicas) <= len(state.isr):
-                continue
+        states = ctx.states(plan)
+        for i in ctx.shared(StateColumns, states).lagging:  # most partitions are in sync
+            move, state = plan.moves[i], states[i]
             original = original_replicas(state)
             if len(original) - len(state.isr) > 0 and moves_data(move.replicas, state):
                 yield self.finding(

@@ -1,6 +1,5 @@
-from ..model import is_reassigning
 from ..rule import Rule
-from .kafka import fmt_ids
+from .kafka import StateColumns, fmt_ids
 
 
 class ReassignInProgress(Rule):
@@ -31,9 +30,10 @@ class ReassignInProgress(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        for move, state in zip(plan.moves, ctx.states(plan)):
-            if state is not None and is_reassigning(state):
-                yield self.finding(
+        states = ctx.states(plan)
+        for i in ctx.shared(StateColumns, states).reassigning:
+            move, state = plan.moves[i], states[i]
+            yield self.finding(
                     f"partition {move.topic}-{move.partition} is already reassigning "
                     f"(adding {fmt_ids(state.adding)}, removing {fmt_ids(state.removing)}); "
                     "Kafka needs --additional to replace it", at=plan.where(move),

@@ -1,7 +1,7 @@
 import math
 
 from ..rule import Rule
-from .kafka import fmt_ids, profile_of, rack_counts, replica_lists, where_replicas
+from .kafka import fmt_ids, lists_failing, profile_of, rack_counts, where_replicas
 
 
 class RackSpread(Rule):
@@ -49,16 +49,11 @@ class RackSpread(Rule):
         if not n_racks:
             return
         strict = options["mode"] == "strict"
-        verdicts: dict[tuple, str | None] = {}
-        for topic, partition, replicas, owner, item in replica_lists(target, final=True):
-            key = tuple(replicas)
-            if key not in verdicts:
-                verdicts[key] = self._problem(replicas, racks, n_racks, strict)
-            problem = verdicts[key]
-            if problem:
-                yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} "
-                                   f"{problem}", at=where_replicas(owner, item),
-                                   topic=topic, partition=partition)
+        for topic, partition, replicas, owner, item, problem in lists_failing(
+                target, ctx, lambda replicas: self._problem(replicas, racks, n_racks, strict),
+                final=True):
+            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} {problem}",
+                               at=where_replicas(owner, item), topic=topic, partition=partition)
 
     @staticmethod
     def _problem(replicas, racks, n_racks, strict) -> str | None:

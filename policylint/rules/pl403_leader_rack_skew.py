@@ -1,8 +1,11 @@
 from collections import Counter
+from operator import itemgetter
 
 from ..model import Plan, target_replicas
 from ..rule import Rule
 from .kafka import state_after_plan
+
+_FIRST = itemgetter(0)
 
 
 class LeaderRackSkew(Rule):
@@ -42,7 +45,7 @@ class LeaderRackSkew(Rule):
             if snapshot is None or profile is None:
                 return
             subjects = [(name, lists, target.where(first), "after this plan, ")
-                        for name, lists, first in state_after_plan(target, snapshot)]
+                        for name, lists, first in ctx.shared(state_after_plan, target, snapshot)]
         else:
             profile = target.profile
             subjects = [(t.name, [target_replicas(p) for p in t.partitions], t.where("name"),
@@ -51,9 +54,10 @@ class LeaderRackSkew(Rule):
         if not racks:
             return
         for name, replica_lists, at, prefix in subjects:
+            heads = map(_FIRST, filter(None, replica_lists))
             leaders = Counter(dict.fromkeys(racks, 0))
-            leaders.update(r for r in (profile.brokers.get(reps[0]) for reps in replica_lists
-                                       if reps) if r is not None)
+            leaders.update(map(profile.brokers.get, heads))
+            leaders.pop(None, None)  # placeholders, unknown brokers, brokers without a rack
             most, least = max(leaders.values()), min(leaders.values())
             if most - least > options["max_skew"]:
                 shares = ", ".join(f"{rack}: {n}" for rack, n in sorted(leaders.items()))

@@ -33,7 +33,7 @@ class PlaceholderNotAllowed(Rule):
     def check(self, target, ctx, options):
         if ctx.policy.placeholders_enabled:
             return
-        for topic, partition, replicas, owner, item in with_placeholders(target):
+        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
             yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} hold "
                                "placeholder ids, but placeholders (KIP-409) are not enabled",
                                at=where_replicas(owner, item), topic=topic, partition=partition)

@@ -43,7 +43,7 @@ class PlaceholderLimit(Rule):
             return
         profile = profile_of(target, ctx)
         limit = options["max_per_partition"]
-        for topic, partition, replicas, owner, item in with_placeholders(target):
+        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
             real = sum(1 for r in replicas if r >= 0)
             held = len(replicas) - real
             needed = min(effective_min_isr(owner.config, profile), len(replicas))

@@ -31,7 +31,7 @@ class PlaceholderMalformed(Rule):
     targets = ("snapshot", "manifest")
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item in with_placeholders(target):
+        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
             held = [r for r in replicas if r < 0]
             if len(set(held)) != len(held) or set(held) != set(range(-1, -len(held) - 1, -1)):
                 yield self.finding(f"placeholders {fmt_ids(held)} of {topic}-{partition} "

@@ -29,7 +29,7 @@ class PlaceholderLeader(Rule):
     targets = ("snapshot", "manifest")
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item in with_placeholders(target):
+        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
             if replicas[0] < 0:
                 doc, path = where_replicas(owner, item)
                 yield self.finding(f"the preferred leader of {topic}-{partition} is placeholder "

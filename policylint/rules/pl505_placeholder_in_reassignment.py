@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import fmt_ids
+from .kafka import fmt_ids, with_placeholders
 
 
 class PlaceholderInReassignment(Rule):
@@ -28,10 +28,8 @@ class PlaceholderInReassignment(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        for move in plan.moves:
-            if move.replicas and min(move.replicas) < 0:
-                yield self.finding(f"replicas {fmt_ids(move.replicas)} of {move.topic}-"
-                                   f"{move.partition} target placeholder ids: Kafka rejects "
-                                   "negative broker ids in a reassignment",
-                                   at=plan.where(move, "replicas"), topic=move.topic,
-                                   partition=move.partition)
+        for topic, partition, replicas, _, move, _ in with_placeholders(plan, ctx):
+            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} target "
+                               "placeholder ids: Kafka rejects negative broker ids in a "
+                               "reassignment", at=plan.where(move, "replicas"), topic=topic,
+                               partition=partition)
