@@ -31,10 +31,19 @@ def lint(paths: list[str], *, cluster: str | None = None, current: str | None = 
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        inputs = sources.load(paths, max_file_size)
-        ctx = Context(policy=chosen, manifests=inputs.manifests, plans=inputs.plans,
-                      allow_rf_change=allow_rf_change)
-        ctx.profile, ctx.snapshot = _cluster(inputs, cluster, max_file_size)
+        files = list(sources.walk(paths))
+        # the order in which their errors are asked for: the linted files, then the cluster
+        order = [path for path, _ in files] + ([Path(cluster)] if cluster else [])
+        with sources.Ahead(order, max_file_size, sources.schema_errors) as ahead:
+            # Every file is decoded before any is validated: validation leaves many small
+            # holes in the heap, and decoding a large file into them is slower.
+            parsed = sources.parse_files(files, max_file_size)
+            cluster_docs = None if cluster is None else sources.parse_context(
+                cluster, max_file_size)
+            inputs = sources.load(parsed, ahead)
+            ctx = Context(policy=chosen, manifests=inputs.manifests, plans=inputs.plans,
+                          allow_rf_change=allow_rf_change)
+            ctx.profile, ctx.snapshot = _cluster(inputs, cluster, cluster_docs, ahead)
         if current is not None:
             ctx.current = _current(current, max_file_size)
         if base is not None:
@@ -53,11 +62,13 @@ def lint(paths: list[str], *, cluster: str | None = None, current: str | None = 
             gc.enable()
 
 
-def _cluster(inputs: sources.Inputs, cluster: str | None, max_file_size: int
+def _cluster(inputs: sources.Inputs, cluster: str | None, docs: list[Document] | None,
+             ahead: sources.Ahead | None = None
              ) -> tuple[ClusterProfile | None, Snapshot | None]:
-    """The cluster context: ``--cluster``, else the one snapshot or Strimzi Kafka linted."""
+    """The cluster context: ``--cluster`` (its ``docs``), else the one snapshot or Strimzi
+    Kafka linted."""
     if cluster is not None:
-        found = sources.load_context(cluster, max_file_size)
+        found = sources.context_documents(cluster, docs or [], ahead)
         kafkas = [doc for kind, doc in found if kind == "strimzi-kafka"]
         pools = [doc for kind, doc in found if kind == "strimzi-nodepool"] + inputs.pools
         snapshots = [doc for kind, doc in found if kind == "snapshot"]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import cached_property
 from itertools import compress, count, groupby, repeat
 from math import inf
-from operator import itemgetter
+from operator import gt, itemgetter
 from typing import Any, Callable, Iterator
 
 from ..model import (ClusterProfile, PartitionState, Plan, Snapshot, TopicSpec, TopicState,
                      current_rf, is_reassigning, target_replicas)
 
-_TOPIC, _PARTITION, _REPLICAS = itemgetter(0), itemgetter(1), itemgetter(2)  # of a Move
-_NUMBER, _STATE_REPLICAS = itemgetter(0), itemgetter(1)  # of a PartitionState
+# fields of a Move, and of a PartitionState
+_TOPIC, _PARTITION, _REPLICAS, _LOG_DIRS = map(itemgetter, range(4))
+_NUMBER, _STATE_REPLICAS, _ISR, _ADDING, _REMOVING = map(itemgetter, range(5))
 
 
 def as_int(value: Any) -> int | None:
@@ -153,48 +153,54 @@ class PlanColumns:
 
 class StateColumns:
     """Facts about the snapshot states a plan's entries are joined to (``ctx.states``),
-    each computed in one pass once per run (``ctx.shared``)."""
+    computed at C speed once per run (``ctx.shared``)."""
+
+    _ABSENT = PartitionState(-1, [], None, [], [], -1)  # stands in for a partition not found
 
     def __init__(self, states: list[PartitionState | None]):
-        self.states = states
-
-    @cached_property
-    def current_rfs(self) -> list[int | None]:
-        """KIP-860 current RF of each state; None where the snapshot has no partition."""
-        return [None if s is None else current_rf(s) if s.removing else len(s.replicas)
-                for s in self.states]
-
-    @cached_property
-    def isr_sizes(self) -> list[float]:
-        """|ISR| of each state; infinite where unknown, so that it is never too small."""
-        return [inf if s is None or s.isr is None else len(s.isr) for s in self.states]
-
-    @cached_property
-    def reassigning(self) -> list[int]:
-        """Entries whose partition is reassigning."""
-        return [i for i, s in enumerate(self.states)
-                if s is not None and (s.adding or s.removing)]
-
-    @cached_property
-    def lagging(self) -> list[int]:
-        """Entries whose partition has fewer in-sync replicas than replicas."""
-        return [i for i, (s, isr) in enumerate(zip(self.states, self.isr_sizes))
-                if isr < inf and isr < len(s.replicas)]
+        missing = None in states
+        if missing:
+            states = [self._ABSENT if s is None else s for s in states]
+        sizes = list(map(len, map(_STATE_REPLICAS, states)))
+        isrs = list(map(_ISR, states))
+        #: |ISR| of each state; infinite where unknown, so that it is never too small
+        self.isr_sizes: list[float] = list(map(len, isrs)) if None not in isrs else \
+            [inf if isr is None else len(isr) for isr in isrs]
+        #: entries whose partition is reassigning
+        self.reassigning = sorted(set(compress(count(), map(_ADDING, states))).union(
+            compress(count(), map(_REMOVING, states))))
+        #: entries whose partition has fewer in-sync replicas than replicas
+        self.lagging = list(compress(count(), map(gt, sizes, self.isr_sizes)))
+        #: KIP-860 current RF of each state; None where the snapshot has no partition
+        self.current_rfs: list[int | None] = sizes
+        for i in self.reassigning:
+            sizes[i] = current_rf(states[i])
+        if missing:
+            for i, state in enumerate(states):
+                if state is self._ABSENT:
+                    sizes[i] = None
 
 
 def join_states(plan: Plan, snapshot: Snapshot | None) -> list[PartitionState | None]:
     """The snapshot's state of each plan entry's partition (None: not in the snapshot)."""
     if snapshot is None:
         return [None] * len(plan.moves)
-    indexes: dict[str, dict[int, PartitionState]] = {}
+    indexes: dict[str, tuple[list[PartitionState], dict | None]] = {}
     states: list[PartitionState | None] = []
     for name, group in groupby(plan.moves, _TOPIC):  # a plan lists a topic's entries together
-        index = indexes.get(name)
-        if index is None:
+        if name not in indexes:
             topic = snapshot.topics.get(name)
             parts = topic.partitions if topic is not None else []
-            index = indexes[name] = dict(zip(map(_NUMBER, parts), parts))
-        states.extend(map(index.get, map(_PARTITION, group)))
+            numbers = list(map(_NUMBER, parts))
+            # partitions numbered 0..n-1 in order (the usual) are their own index
+            indexes[name] = parts, (None if numbers == list(range(len(parts)))
+                                    else dict(zip(numbers, parts)))
+        parts, index = indexes[name]
+        wanted = list(map(_PARTITION, group))
+        if index is None and 0 <= min(wanted) and max(wanted) < len(parts):
+            states.extend(map(parts.__getitem__, wanted))
+        else:
+            states.extend(map((index or dict(enumerate(parts))).get, wanted))
     return states
 
 
@@ -263,25 +269,30 @@ def _holds_placeholder(replicas: tuple[int, ...]) -> bool:
     return bool(replicas) and min(replicas) < 0
 
 
-def state_after_plan(plan: Plan, snapshot: Snapshot) -> list[tuple[str, list[list[int]], Any]]:
+def state_after_plan(plan: Plan, states: list[PartitionState | None], snapshot: Snapshot
+                     ) -> list[tuple[str, list[list[int]], Any]]:
     """(topic, replica list of each partition, first plan entry) for every snapshot topic a
     plan touches, with the plan applied: a planned partition gets the plan's replicas, the
-    others their target replicas. Shared by the rules through ``ctx.shared``."""
-    planned: dict[str, dict[int, list[int]]] = {}
-    first = {}
+    others their target replicas. ``states``: the plan joined to the snapshot. Shared by
+    the rules through ``ctx.shared``."""
+    runs: dict[str, list[tuple[int, int]]] = {}  # topic -> its runs of entries
+    start = 0
     for name, group in groupby(plan.moves, _TOPIC):
-        moves = list(group)
-        first.setdefault(name, moves[0])
-        planned.setdefault(name, {}).update(zip(map(_PARTITION, moves),
-                                                map(_REPLICAS, moves)))
+        stop = start + len(list(group))
+        runs.setdefault(name, []).append((start, stop))
+        start = stop
     after = []
-    for name, moves in planned.items():
+    for name, spans in runs.items():
         topic = snapshot.topics.get(name)
         if topic is None:
             continue
-        lists = list(map(moves.get, map(_NUMBER, topic.partitions)))
-        if None in lists:  # partitions the plan leaves alone
-            lists = [target_replicas(p) if replicas is None else replicas
-                     for replicas, p in zip(lists, topic.partitions)]
-        after.append((name, lists, first[name]))
+        first = plan.moves[spans[0][0]]
+        if len(spans) == 1 and states[spans[0][0]:spans[0][1]] == topic.partitions:
+            # the usual: every partition planned once, in order
+            after.append((name, list(map(_REPLICAS, plan.moves[slice(*spans[0])])), first))
+            continue
+        planned = {move.partition: move.replicas
+                   for start, stop in spans for move in plan.moves[start:stop]}
+        after.append((name, [planned[p.partition] if p.partition in planned
+                             else target_replicas(p) for p in topic.partitions], first))
     return after

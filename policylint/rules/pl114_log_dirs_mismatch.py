@@ -1,4 +1,11 @@
+from itertools import compress, count
+from operator import itemgetter, ne
+
+from ..model import Move
 from ..rule import Rule
+from .kafka import PlanColumns
+
+_LOG_DIRS = itemgetter(Move._fields.index("log_dirs"))
 
 
 class LogDirsMismatch(Rule):
@@ -28,10 +35,17 @@ class LogDirsMismatch(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        for move in plan.moves:
-            if move.log_dirs is not None and len(move.log_dirs) != len(move.replicas):
-                yield self.finding(
-                    f"partition {move.topic}-{move.partition} has {len(move.replicas)} "
-                    f"replicas but {len(move.log_dirs)} log_dirs (use \"any\" for each "
-                    "replica without a preference)", at=plan.where(move, "log_dirs"),
-                    topic=move.topic, partition=move.partition)
+        given = list(map(_LOG_DIRS, plan.moves))
+        absent = given.count(None)
+        if absent == len(given):
+            return
+        sizes = ctx.shared(PlanColumns, plan).sizes
+        lengths = map(len, given) if not absent else \
+            (n if dirs is None else len(dirs) for dirs, n in zip(given, sizes))
+        for i in compress(count(), map(ne, lengths, sizes)):
+            move = plan.moves[i]
+            yield self.finding(
+                f"partition {move.topic}-{move.partition} has {len(move.replicas)} "
+                f"replicas but {len(move.log_dirs)} log_dirs (use \"any\" for each "
+                "replica without a preference)", at=plan.where(move, "log_dirs"),
+                topic=move.topic, partition=move.partition)

@@ -52,7 +52,8 @@ class InconsistentRf(Rule):
     def _plan(self, plan, ctx):
         if ctx.snapshot is None:
             return
-        for name, replica_lists, first in ctx.shared(state_after_plan, plan, ctx.snapshot):
+        for name, replica_lists, first in ctx.shared(state_after_plan, plan, ctx.states(plan),
+                                                     ctx.snapshot):
             rfs = Counter(map(len, replica_lists))
             if len(rfs) > 1:
                 yield self.finding(f"after this plan, partitions of topic {name} would have "

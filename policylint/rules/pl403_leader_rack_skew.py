@@ -44,8 +44,9 @@ class LeaderRackSkew(Rule):
             snapshot, profile = ctx.snapshot, ctx.profile
             if snapshot is None or profile is None:
                 return
+            after = ctx.shared(state_after_plan, target, ctx.states(target), snapshot)
             subjects = [(name, lists, target.where(first), "after this plan, ")
-                        for name, lists, first in ctx.shared(state_after_plan, target, snapshot)]
+                        for name, lists, first in after]
         else:
             profile = target.profile
             subjects = [(t.name, [target_replicas(p) for p in t.partitions], t.where("name"),

@@ -16,6 +16,7 @@ from typing import Iterator
 from ..model import ClusterProfile, Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
 from . import reassignment, snapshot, strimzi
+from .ahead import Ahead
 from .document import Document, ParseError, SourceFile
 from .schemas import validator
 
@@ -132,24 +133,48 @@ def source_finding(code: str, message: str, file: str, line: int | None = None,
                    column=column)
 
 
-def load(paths: list[str], max_size: int = DEFAULT_MAX_FILE_SIZE) -> Inputs:
-    inputs = Inputs()
-    for path, explicit in walk(paths):
-        name = display_name(path)
-        inputs.files.append(name)
+def schema_errors(data: object) -> list | None:
+    """The schema errors of a document (None: not a kind policylint knows)."""
+    kind = detect(data)
+    return None if kind is None else validator(_SCHEMAS[kind]).errors(data)
+
+
+def _errors(doc: Document, kind: str, ahead: Ahead | None) -> list:
+    found = None if ahead is None else ahead.errors(doc)
+    return validator(_SCHEMAS[kind]).errors(doc.data) if found is None else found
+
+
+Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explicitly, documents)
+
+
+def parse_files(files: list[tuple[Path, bool]], max_size: int = DEFAULT_MAX_FILE_SIZE
+                ) -> list[Parsed]:
+    """The documents of each file ``walk`` found, or why it could not be read."""
+    parsed: list[Parsed] = []
+    for path, explicit in files:
         try:
-            source = read(path, max_size)
-            docs = parse(source)
+            docs: list[Document] | ParseError = parse(read(path, max_size))
         except ParseError as exc:
-            inputs.findings.append(source_finding("PL100", exc.message, name, exc.line,
-                                                  exc.column))
+            docs = exc
+        parsed.append((display_name(path), explicit, docs))
+    return parsed
+
+
+def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
+    """The model of parsed files; ``ahead`` may have validated some already."""
+    inputs = Inputs()
+    for name, explicit, docs in parsed:
+        inputs.files.append(name)
+        if isinstance(docs, ParseError):
+            inputs.findings.append(source_finding("PL100", docs.message, name, docs.line,
+                                                  docs.column))
             continue
         recognised = 0
         for doc in docs:
             kind = detect(doc.data)
             if kind is not None:
                 recognised += 1
-                _add(inputs, kind, doc)
+                _add(inputs, kind, doc, _errors(doc, kind, ahead))
         if explicit and not recognised:
             first = docs[0] if docs else None
             inputs.findings.append(source_finding(
@@ -159,8 +184,7 @@ def load(paths: list[str], max_size: int = DEFAULT_MAX_FILE_SIZE) -> Inputs:
     return inputs
 
 
-def _add(inputs: Inputs, kind: str, doc: Document) -> None:
-    errors = validator(_SCHEMAS[kind]).errors(doc.data)
+def _add(inputs: Inputs, kind: str, doc: Document, errors: list) -> None:
     for path, message in errors:
         inputs.findings.append(source_finding(
             "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
@@ -198,23 +222,34 @@ def split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple],
     return bad, fatal
 
 
-def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[tuple[str, Document]]:
+def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE
+                 ) -> list[tuple[str, Document]]:
     """The recognised documents of a context file (``--cluster``, ``--current``); any
     problem with it is an InputError."""
+    return context_documents(path, parse_context(path, max_size))
+
+
+def parse_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Document]:
+    """The documents of a context file; InputError when it cannot be read."""
     file = Path(path)
     if not file.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        source = read(file, max_size)
-        docs = parse(source)
+        return parse(read(file, max_size))
     except ParseError as exc:
         raise InputError(f"{path}:{exc.line or 1}:{exc.column or 1}: {exc.message}") from None
+
+
+def context_documents(path: str, docs: list[Document], ahead: Ahead | None = None
+                      ) -> list[tuple[str, Document]]:
+    """(kind, document) of the recognised documents of a context file; InputError at the
+    first schema violation. ``ahead`` may have validated them already."""
     found = []
     for doc in docs:
         kind = detect(doc.data)
         if kind is None:
             continue
-        errors = validator(_SCHEMAS[kind]).errors(doc.data)
+        errors = _errors(doc, kind, ahead)
         if errors:
             where, message = errors[0]
             line, column = doc.locate(where) or (1, 1)
