@@ -12,7 +12,7 @@ from ..model import (ClusterProfile, PartitionState, Plan, Snapshot, TopicSpec, 
                      current_rf, is_reassigning, target_replicas)
 
 # fields of a Move, and of a PartitionState
-_TOPIC, _PARTITION, _REPLICAS, _LOG_DIRS = map(itemgetter, range(4))
+_TOPIC, _PARTITION, _REPLICAS = map(itemgetter, range(3))
 _NUMBER, _STATE_REPLICAS, _ISR, _ADDING, _REMOVING = map(itemgetter, range(5))
 
 
@@ -62,24 +62,6 @@ def rack_counts(replicas: list[int], racks: dict[int, str | None]) -> Counter:
     return Counter(rack for rack in map(racks.get, replicas) if rack is not None)
 
 
-def replica_lists(target: Any, final: bool = False
-                  ) -> Iterator[tuple[str, int, list[int], Any, Any]]:
-    """(topic, partition, replicas, owner, item) for every replica list of a plan, snapshot
-    or manifest with an explicit assignment; ``where_replicas(owner, item)`` locates it.
-    ``final``: a snapshot partition's target replicas rather than all replicas."""
-    if isinstance(target, Plan):
-        for move in target.moves:
-            yield move.topic, move.partition, move.replicas, target, move
-    elif isinstance(target, Snapshot):
-        for topic in target.topics.values():
-            for p in topic.partitions:
-                replicas = target_replicas(p) if final else p.replicas
-                yield topic.name, p.partition, replicas, topic, p
-    elif isinstance(target, TopicSpec) and target.assignment:
-        for i, replicas in enumerate(target.assignment):
-            yield target.name, i, replicas, target, i
-
-
 def where_replicas(owner: Any, item: Any) -> tuple:
     if isinstance(owner, Plan):
         return owner.where(item, "replicas")
@@ -115,7 +97,8 @@ class ReplicaLists:
         self.distinct = set(map(tuple, self.lists))
 
     def entry(self, i: int) -> tuple[str, int, list[int], Any, Any]:
-        """(topic, partition, replicas, owner, item) of list ``i``, as ``replica_lists``."""
+        """(topic, partition, replicas, owner, item) of list ``i``; ``where_replicas(owner,
+        item)`` locates it."""
         item, replicas = self.items[i], self.lists[i]
         if isinstance(self.owners, Plan):
             return item.topic, item.partition, replicas, self.owners, item
