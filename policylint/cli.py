@@ -20,8 +20,8 @@ app = typer.Typer(
          "2 usage, policy or internal error.")
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
-_PROCESS = {"own": False}  # main() owns the process: lint may end it without freeing the model
 FAIL_ON = ("error", "warning", "note")
+_PROCESS = {"own": False}  # main() owns the process: lint may end it without freeing the model
 
 
 def _fail(message: str) -> None:

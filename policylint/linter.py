@@ -63,7 +63,7 @@ def lint(paths: list[str], *, cluster: str | None = None, current: str | None = 
 
 
 def _cluster(inputs: sources.Inputs, cluster: str | None, docs: list[Document] | None,
-             ahead: sources.Ahead | None = None
+             ahead: sources.Ahead
              ) -> tuple[ClusterProfile | None, Snapshot | None]:
     """The cluster context: ``--cluster`` (its ``docs``), else the one snapshot or Strimzi
     Kafka linted."""

@@ -40,8 +40,7 @@ class Ahead:
         # This process validates the first large file itself while the helper reads,
         # decodes and validates the next ones: both cores are busy from the start.
         large = [p for p in paths if _size(p) >= LARGE][1:]
-        if not large or not hasattr(os, "fork") or (os.cpu_count() or 1) < 2 \
-                or threading.active_count() > 1:
+        if not large or not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
             return
         read, write = os.pipe()
         pid = os.fork()
@@ -78,6 +77,12 @@ class Ahead:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _cores() -> int:
+    """Cores this process may run on (a container may allow fewer than the machine has)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
 
 
 def _size(path: Path) -> int:
