@@ -18,6 +18,8 @@ from .document import Document, ParseError, SourceFile
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset
 _WS = re.compile(r"[ \t\n\r]*")
 _MANY = 256  # arrays this long have their element offsets found at C speed
+_SHORT = 2048  # elements this short are checked whole (see JsonLocator._holds)
+_KEY = re.compile(r'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"')  # an object's start and first key
 _STRING_COLON = re.compile(r':(?<=[^" \t\n\r]:)')  # literal first: a fast scan
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
 
@@ -191,9 +193,25 @@ class JsonLocator:
                 self._scanned(pos)
         if not 0 <= index < len(starts):
             return None
-        if len(starts) >= _MANY and _SCAN(text, starts[index])[0] != items[index]:
+        if len(starts) >= _MANY and not self._holds(starts, index, items[index]):
             starts = self._elements[pos] = self._scanned(pos)  # see _written_alike
         return starts[index]
+
+    def _holds(self, starts: list[int], index: int, item: Any) -> bool:
+        """Whether the element found at ``starts[index]`` is ``item``: decoded whole when
+        it is short, else only its first member or item (decoding a topic of a thousand
+        partitions again for each finding in it would cost more than scanning)."""
+        text, start = self.text, starts[index]
+        if index + 1 == len(starts) or starts[index + 1] - start <= _SHORT:
+            return _SCAN(text, start)[0] == item
+        pos = _WS.match(text, start + 1).end()
+        if isinstance(item, list):
+            return text[start] == "[" and bool(item) and _SCAN(text, pos)[0] == item[0]
+        if text[start] != "{" or text[pos] != '"' or not item:
+            return False
+        name, pos = json.decoder.scanstring(text, pos + 1)
+        pos = _WS.match(text, _WS.match(text, pos).end() + 1).end()  # past ':'
+        return (name, _SCAN(text, pos)[0]) == next(iter(item.items()))
 
     def _scanned(self, pos: int) -> list[int]:
         """Element offsets, exactly: each element is scanned to find the next."""
@@ -210,12 +228,15 @@ class JsonLocator:
     def _written_alike(self, pos: int, items: list) -> list[int] | None:
         """Element offsets of a long array of objects (or arrays) written alike, found at
         C speed: every element after the first follows the same few characters, such as
-        ``}, {``. Scanning each element instead costs as much as decoding the file again.
+        ``}, {"topic"``. Scanning each element instead costs as much as decoding the file
+        again.
 
-        Such a boundary could also occur inside a string; then the offsets found after it
-        are off by one element. The last offset must therefore hold the last element and be
-        followed by the array's end, and each located element is checked against the
-        decoded value (``_element``); on any doubt the offsets are scanned.
+        The same characters could also occur inside an element (in an array of objects
+        that start alike; not in a string, where every quote is escaped); then the offsets
+        found after it are off by one element. The last offset must therefore hold the
+        last element and be followed by the array's end, and each located element is
+        checked against the decoded value (``_holds``); on any doubt the offsets are
+        scanned.
         """
         text = self.text
         first = _WS.match(text, pos + 1).end()
@@ -223,9 +244,13 @@ class JsonLocator:
             return None
         end = _SCAN(text, first)[1]
         second = _WS.match(text, _WS.match(text, end).end() + 1).end()
-        boundary = re.compile(re.escape(text[end - 1:second + 1]))
-        starts = [first] + [m.end() - 1 for m in islice(boundary.finditer(text, end - 1),
-                                                         len(items) - 1)]
+        # with the first key of an object: "}, {" alone also parts the objects of the
+        # arrays inside each element
+        head = _KEY.match(text, second)
+        boundary = re.compile(re.escape(text[end - 1:head.end() if head else second + 1]))
+        lead = second - (end - 1)  # from the boundary to the element
+        starts = [first] + [m.start() + lead for m in islice(
+            boundary.finditer(text, end - 1), len(items) - 1)]
         if len(starts) != len(items):
             return None
         last, after = _SCAN(text, starts[-1])
