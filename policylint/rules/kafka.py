@@ -46,7 +46,10 @@ def snapshot_topic_rf(topic: TopicState, manifest_rf_: int | None) -> int | None
     topic's non-reassigning partitions (ties: the smallest)."""
     if manifest_rf_ is not None:
         return manifest_rf_
-    counts = Counter(len(p.replicas) for p in topic.partitions if not is_reassigning(p))
+    parts = topic.partitions
+    if any(map(_ADDING, parts)) or any(map(_REMOVING, parts)):
+        parts = [p for p in parts if not is_reassigning(p)]
+    counts = Counter(replica_counts(parts))
     if not counts:
         return None
     best = max(counts.values())
@@ -54,7 +57,33 @@ def snapshot_topic_rf(topic: TopicState, manifest_rf_: int | None) -> int | None
 
 
 def smallest_rf(topic: TopicState) -> int | None:
-    return min((current_rf(p) for p in topic.partitions), default=None)
+    return min(current_rfs(topic.partitions), default=None)
+
+
+# Snapshot partitions a topic at a time, at C speed in the usual case: no reassignment.
+
+def replica_counts(parts: list[PartitionState]) -> Iterator[int]:
+    """|replicas| of each partition."""
+    return map(len, map(_STATE_REPLICAS, parts))
+
+
+def current_rfs(parts: list[PartitionState]) -> Iterator[int]:
+    """KIP-860 current RF of each partition."""
+    return map(current_rf, parts) if any(map(_REMOVING, parts)) else replica_counts(parts)
+
+
+def final_lists(parts: list[PartitionState]) -> list[list[int]]:
+    """Target replicas of each partition."""
+    return list(map(target_replicas if any(map(_REMOVING, parts)) else _STATE_REPLICAS,
+                    parts))
+
+
+def lagging(parts: list[PartitionState]) -> list[PartitionState]:
+    """Partitions with fewer in-sync replicas than replicas (where the ISR is known)."""
+    isrs = list(map(_ISR, parts))
+    if None in isrs:
+        return [p for p in parts if p.isr is not None and len(p.isr) < len(p.replicas)]
+    return list(compress(parts, map(gt, replica_counts(parts), map(len, isrs))))
 
 
 def rack_counts(replicas: list[int], racks: dict[int, str | None]) -> Counter:
@@ -89,7 +118,8 @@ class ReplicaLists:
             for topic in target.topics.values():
                 self.items.extend(topic.partitions)
                 self.owners.extend(repeat(topic, len(topic.partitions)))
-            self.lists = list(map(target_replicas if final else _STATE_REPLICAS, self.items))
+            self.lists = final_lists(self.items) if final else \
+                list(map(_STATE_REPLICAS, self.items))
         elif isinstance(target, TopicSpec) and target.assignment:
             self.items, self.lists = range(len(target.assignment)), target.assignment
         else:

@@ -1,6 +1,9 @@
+from itertools import compress, repeat
+from operator import gt
+
 from ..model import Plan, is_reassigning, target_replicas
 from ..rule import Rule
-from .kafka import StateColumns, fmt_ids, manifest_rf, snapshot_topic_rf
+from .kafka import StateColumns, fmt_ids, manifest_rf, replica_counts, snapshot_topic_rf
 
 
 class InflatedReplicaSet(Rule):
@@ -49,8 +52,10 @@ class InflatedReplicaSet(Rule):
                                    manifest_rf(spec, target.profile))
             if rf is None:
                 continue
-            for p in topic.partitions:
-                if len(p.replicas) > rf and not is_reassigning(p):
+            larger = compress(topic.partitions, map(gt, replica_counts(topic.partitions),
+                                                    repeat(rf)))
+            for p in larger:
+                if not is_reassigning(p):
                     yield self.finding(
                         f"partition {topic.name}-{p.partition} has {len(p.replicas)} replicas "
                         f"{fmt_ids(p.replicas)} but topic {topic.name} has replication factor "

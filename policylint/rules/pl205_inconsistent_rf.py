@@ -1,8 +1,8 @@
 from collections import Counter
 
-from ..model import Plan, current_rf
+from ..model import Plan
 from ..rule import Rule
-from .kafka import state_after_plan
+from .kafka import current_rfs, state_after_plan
 
 
 class InconsistentRf(Rule):
@@ -43,7 +43,7 @@ class InconsistentRf(Rule):
             yield from self._plan(target, ctx)
             return
         for topic in target.topics.values():
-            rfs = Counter(map(current_rf, topic.partitions))
+            rfs = Counter(current_rfs(topic.partitions))
             if len(rfs) > 1:
                 yield self.finding(f"partitions of topic {topic.name} have different "
                                    f"replication factors: {_shares(rfs)}",

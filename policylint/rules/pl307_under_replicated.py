@@ -1,6 +1,6 @@
 from ..model import original_replicas
 from ..rule import Rule
-from .kafka import fmt_ids
+from .kafka import fmt_ids, lagging
 
 
 class UnderReplicated(Rule):
@@ -33,9 +33,7 @@ class UnderReplicated(Rule):
 
     def check(self, snapshot, ctx, options):
         for topic in snapshot.topics.values():
-            for p in topic.partitions:
-                if p.isr is None:
-                    continue
+            for p in lagging(topic.partitions):  # most partitions are in sync
                 original = original_replicas(p) if p.adding else p.replicas
                 if len(original) > len(p.isr):
                     yield self.finding(

@@ -1,9 +1,9 @@
 from collections import Counter
 from operator import itemgetter
 
-from ..model import Plan, target_replicas
+from ..model import Plan
 from ..rule import Rule
-from .kafka import state_after_plan
+from .kafka import final_lists, state_after_plan
 
 _FIRST = itemgetter(0)
 
@@ -49,7 +49,7 @@ class LeaderRackSkew(Rule):
                         for name, lists, first in after]
         else:
             profile = target.profile
-            subjects = [(t.name, [target_replicas(p) for p in t.partitions], t.where("name"),
+            subjects = [(t.name, final_lists(t.partitions), t.where("name"),
                          "") for t in target.topics.values()]
         racks = profile.racks if profile and profile.brokers else set()
         if not racks:
