@@ -12,7 +12,7 @@ from .model import SEVERITY_RANK, ClusterProfile, Finding, PartitionState, Plan,
 from .policy import Policy
 from .registry import all_rules, matches
 from .rule import Rule
-from .rules.kafka import effective_min_isr, join_states
+from .rules.kafka import PlanColumns, effective_min_isr, join_states
 
 
 @dataclass
@@ -72,7 +72,7 @@ class Context:
 
     def states(self, plan: Plan) -> list[PartitionState | None]:
         """The snapshot's state of each partition a plan moves (None: not in the snapshot)."""
-        return self.shared(join_states, plan, self.snapshot)
+        return self.shared(join_states, self.shared(PlanColumns, plan), self.snapshot)
 
 
 @dataclass

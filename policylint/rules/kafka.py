@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import compress, count, groupby, repeat
 from math import inf
-from operator import gt, itemgetter
+from operator import gt, itemgetter, ne
 from typing import Any, Callable, Iterator
 
 from ..model import (ClusterProfile, PartitionState, Plan, Snapshot, TopicSpec, TopicState,
@@ -160,8 +160,21 @@ class PlanColumns:
 
     def __init__(self, plan: Plan):
         self.topics = list(map(_TOPIC, plan.moves))
+        self.partitions = list(map(_PARTITION, plan.moves))
         self.sizes = list(map(len, map(_REPLICAS, plan.moves)))
-        self.topic_sizes = set(zip(self.topics, self.sizes))  # the distinct pairs
+        #: (topic, start, stop) of each run of entries of one topic (a plan lists a topic's
+        #: entries together, so there are as many runs as topics)
+        self.runs: list[tuple[str, int, int]] = []
+        start = 0
+        for name, group in groupby(self.topics):
+            self.runs.append((name, start, start + len(list(group))))
+            start = self.runs[-1][2]
+        #: every (topic, replica count) of an entry, and maybe pairs of no entry: each topic
+        #: with the most common count, and the entries of other counts
+        common = Counter(self.sizes).most_common(1)[0][0] if self.sizes else 0
+        self.topic_sizes = {(topic, common) for topic in set(self.topics)}.union(
+            (self.topics[i], self.sizes[i])
+            for i in compress(count(), map(ne, self.sizes, repeat(common))))
 
 
 class StateColumns:
@@ -194,13 +207,13 @@ class StateColumns:
                     sizes[i] = None
 
 
-def join_states(plan: Plan, snapshot: Snapshot | None) -> list[PartitionState | None]:
+def join_states(plan: PlanColumns, snapshot: Snapshot | None) -> list[PartitionState | None]:
     """The snapshot's state of each plan entry's partition (None: not in the snapshot)."""
     if snapshot is None:
-        return [None] * len(plan.moves)
+        return [None] * len(plan.topics)
     indexes: dict[str, tuple[list[PartitionState], dict | None]] = {}
     states: list[PartitionState | None] = []
-    for name, group in groupby(plan.moves, _TOPIC):  # a plan lists a topic's entries together
+    for name, start, stop in plan.runs:
         if name not in indexes:
             topic = snapshot.topics.get(name)
             parts = topic.partitions if topic is not None else []
@@ -209,7 +222,7 @@ def join_states(plan: Plan, snapshot: Snapshot | None) -> list[PartitionState | 
             indexes[name] = parts, (None if numbers == list(range(len(parts)))
                                     else dict(zip(numbers, parts)))
         parts, index = indexes[name]
-        wanted = list(map(_PARTITION, group))
+        wanted = plan.partitions[start:stop]
         if index is None and 0 <= min(wanted) and max(wanted) < len(parts):
             states.extend(map(parts.__getitem__, wanted))
         else:
@@ -282,18 +295,19 @@ def _holds_placeholder(replicas: tuple[int, ...]) -> bool:
     return bool(replicas) and min(replicas) < 0
 
 
-def state_after_plan(plan: Plan, states: list[PartitionState | None], snapshot: Snapshot
-                     ) -> list[tuple[str, list[list[int]], Any]]:
+def after_plan(plan: Plan, ctx: Any) -> list[tuple[str, list[list[int]], Any]]:
     """(topic, replica list of each partition, first plan entry) for every snapshot topic a
     plan touches, with the plan applied: a planned partition gets the plan's replicas, the
-    others their target replicas. ``states``: the plan joined to the snapshot. Shared by
-    the rules through ``ctx.shared``."""
+    others their target replicas. Computed once per run."""
+    return ctx.shared(_after_plan, plan, ctx.shared(PlanColumns, plan), ctx.states(plan),
+                      ctx.snapshot)
+
+
+def _after_plan(plan: Plan, columns: PlanColumns, states: list[PartitionState | None],
+                snapshot: Snapshot) -> list[tuple[str, list[list[int]], Any]]:
     runs: dict[str, list[tuple[int, int]]] = {}  # topic -> its runs of entries
-    start = 0
-    for name, group in groupby(plan.moves, _TOPIC):
-        stop = start + len(list(group))
+    for name, start, stop in columns.runs:
         runs.setdefault(name, []).append((start, stop))
-        start = stop
     after = []
     for name, spans in runs.items():
         topic = snapshot.topics.get(name)

@@ -1,9 +1,5 @@
-from itertools import groupby
-from operator import itemgetter
-
 from ..rule import Rule
-
-_TOPIC, _PARTITION = itemgetter(0), itemgetter(1)
+from .kafka import PlanColumns
 
 
 class DuplicatePartition(Rule):
@@ -35,7 +31,7 @@ class DuplicatePartition(Rule):
     targets = ("run",)
 
     def check(self, ctx, _, options):
-        if _all_distinct(ctx.plans):
+        if _all_distinct(ctx):
             return
         seen: dict = {}
         for plan in ctx.plans:
@@ -51,14 +47,14 @@ class DuplicatePartition(Rule):
                     at=plan.where(move), topic=move.topic, partition=move.partition)
 
 
-def _all_distinct(plans) -> bool:
+def _all_distinct(ctx) -> bool:
     """The common case, decided a topic at a time at C speed: plans list a topic's entries
     together, and each topic-partition once. (False: look closer.)"""
     topics: set[str] = set()
-    for plan in plans:
-        for topic, moves in groupby(plan.moves, _TOPIC):
-            partitions = list(map(_PARTITION, moves))
-            if topic in topics or len(set(partitions)) != len(partitions):
+    for plan in ctx.plans:
+        columns = ctx.shared(PlanColumns, plan)
+        for topic, start, stop in columns.runs:
+            if topic in topics or len(set(columns.partitions[start:stop])) != stop - start:
                 return False
             topics.add(topic)
     return True

@@ -2,7 +2,7 @@ from collections import Counter
 
 from ..model import Plan
 from ..rule import Rule
-from .kafka import current_rfs, state_after_plan
+from .kafka import after_plan, current_rfs
 
 
 class InconsistentRf(Rule):
@@ -52,8 +52,7 @@ class InconsistentRf(Rule):
     def _plan(self, plan, ctx):
         if ctx.snapshot is None:
             return
-        for name, replica_lists, first in ctx.shared(state_after_plan, plan, ctx.states(plan),
-                                                     ctx.snapshot):
+        for name, replica_lists, first in after_plan(plan, ctx):
             rfs = Counter(map(len, replica_lists))
             if len(rfs) > 1:
                 yield self.finding(f"after this plan, partitions of topic {name} would have "

@@ -3,7 +3,7 @@ from operator import itemgetter
 
 from ..model import Plan
 from ..rule import Rule
-from .kafka import final_lists, state_after_plan
+from .kafka import after_plan, final_lists
 
 _FIRST = itemgetter(0)
 
@@ -44,9 +44,8 @@ class LeaderRackSkew(Rule):
             snapshot, profile = ctx.snapshot, ctx.profile
             if snapshot is None or profile is None:
                 return
-            after = ctx.shared(state_after_plan, target, ctx.states(target), snapshot)
             subjects = [(name, lists, target.where(first), "after this plan, ")
-                        for name, lists, first in after]
+                        for name, lists, first in after_plan(target, ctx)]
         else:
             profile = target.profile
             subjects = [(t.name, final_lists(t.partitions), t.where("name"),
