@@ -207,13 +207,14 @@ class StateColumns:
                     sizes[i] = None
 
 
-def join_states(plan: PlanColumns, snapshot: Snapshot | None) -> list[PartitionState | None]:
+def join_states(columns: PlanColumns, snapshot: Snapshot | None
+                ) -> list[PartitionState | None]:
     """The snapshot's state of each plan entry's partition (None: not in the snapshot)."""
     if snapshot is None:
-        return [None] * len(plan.topics)
+        return [None] * len(columns.topics)
     indexes: dict[str, tuple[list[PartitionState], dict | None]] = {}
     states: list[PartitionState | None] = []
-    for name, start, stop in plan.runs:
+    for name, start, stop in columns.runs:
         if name not in indexes:
             topic = snapshot.topics.get(name)
             parts = topic.partitions if topic is not None else []
@@ -222,7 +223,7 @@ def join_states(plan: PlanColumns, snapshot: Snapshot | None) -> list[PartitionS
             indexes[name] = parts, (None if numbers == list(range(len(parts)))
                                     else dict(zip(numbers, parts)))
         parts, index = indexes[name]
-        wanted = plan.partitions[start:stop]
+        wanted = columns.partitions[start:stop]
         if index is None and 0 <= min(wanted) and max(wanted) < len(parts):
             states.extend(map(parts.__getitem__, wanted))
         else:
@@ -313,10 +314,10 @@ def _after_plan(plan: Plan, columns: PlanColumns, states: list[PartitionState | 
         topic = snapshot.topics.get(name)
         if topic is None:
             continue
-        first = plan.moves[spans[0][0]]
-        if len(spans) == 1 and states[spans[0][0]:spans[0][1]] == topic.partitions:
+        (start, stop), first = spans[0], plan.moves[spans[0][0]]
+        if len(spans) == 1 and states[start:stop] == topic.partitions:
             # the usual: every partition planned once, in order
-            after.append((name, list(map(_REPLICAS, plan.moves[slice(*spans[0])])), first))
+            after.append((name, list(map(_REPLICAS, plan.moves[start:stop])), first))
             continue
         planned = {move.partition: move.replicas
                    for start, stop in spans for move in plan.moves[start:stop]}
