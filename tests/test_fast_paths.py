@@ -1,0 +1,81 @@
+"""The paths taken for large inputs (validation in a helper process, element offsets found
+by boundaries) give exactly the findings of the plain paths, on generated plans and
+snapshots with every kind of problem. Small thresholds make small inputs take them."""
+
+import json
+import random
+
+import pytest
+
+from policylint.linter import lint
+from policylint.sources import InputError, ahead, jsondoc
+
+
+def generated(rng: random.Random) -> tuple[dict, dict]:
+    """A snapshot and a plan with duplicates, unknown and missing partitions, reassigning
+    and under-replicated partitions, placeholders, unknown brokers and brokers without rack."""
+    brokers = list(range(1, rng.randint(3, 7)))
+
+    def replicas(rf: int, odd: float) -> list[int]:
+        return [rng.choice([9, -1, -2]) if rng.random() < odd else rng.choice(brokers)
+                for _ in range(rf)]
+    topics = []
+    for t in range(rng.randint(1, 4)):
+        parts = []
+        for p in range(rng.randint(1, 6)):
+            reps = replicas(rng.randint(1, 4), 0.15)
+            part = {"partition": p, "replicas": reps}
+            if rng.random() < 0.8:
+                part["isr"] = reps[:rng.randint(0, len(reps))]
+            if rng.random() < 0.2:
+                part["adding" if rng.random() < 0.5 else "removing"] = reps[:1]
+            if rng.random() < 0.03:
+                part["isr"] = ["1"]  # PL101
+            parts.append(part)
+        topics.append({"name": f"t{t}", "partitions": parts,
+                       "config": {"min.insync.replicas": str(rng.randint(1, 4))}})
+    snapshot = {"kind": "ClusterSnapshot", "version": 1, "cluster": "c",
+                "brokers": [{"id": b, "rack": None if rng.random() < 0.1 else "abc"[b % 3]}
+                            for b in brokers],
+                "config": {"min.insync.replicas": "2"}, "topics": topics}
+    moves = []
+    for _ in range(rng.randint(1, 5)):
+        topic = f"t{rng.randint(0, 4)}"
+        for p in range(rng.randint(1, 6)):
+            rf = rng.randint(0, 4)
+            entry = {"topic": topic, "partition": p if rng.random() > 0.05 else str(p),
+                     "replicas": replicas(rf, 0.1)}  # a partition number as text: PL101
+            if rng.random() < 0.3:
+                entry["log_dirs"] = ["any"] * (rf + (rng.random() < 0.2))
+            moves.append(entry)
+    if rng.random() < 0.3:
+        moves.append(dict(moves[0]))
+    return snapshot, {"version": 1, "partitions": moves}
+
+
+def findings(paths: list[str], cluster: str | None = None) -> list[tuple] | str:
+    try:
+        result = lint(paths, cluster=cluster)
+    except InputError as exc:  # a broken cluster file
+        return str(exc)
+    return [(f.rule, f.file, f.line, f.column, f.topic, f.partition, f.message, f.suppressed)
+            for f in result.findings]
+
+
+RUNS = ((["plan.json", "snapshot.json"], None), (["plan.json"], "snapshot.json"),
+        (["snapshot.json"], None))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_large_input_paths_agree_with_the_plain_ones(seed, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rng = random.Random(seed)
+    snapshot, plan = generated(rng)
+    indent = rng.choice([None, 1, 2])
+    (tmp_path / "snapshot.json").write_text(json.dumps(snapshot, indent=indent))
+    (tmp_path / "plan.json").write_text(json.dumps(plan, indent=indent))
+    plain = [findings(*run) for run in RUNS]
+    monkeypatch.setattr(ahead, "LARGE", 1)
+    monkeypatch.setattr(jsondoc, "_MANY", 2)
+    assert [findings(*run) for run in RUNS] == plain
+    assert plain[0]  # the generated inputs do break rules
