@@ -68,7 +68,7 @@ def _cluster(inputs: sources.Inputs, cluster: str | None, docs: list[Document] |
     """The cluster context: ``--cluster`` (its ``docs``), else the one snapshot or Strimzi
     Kafka linted."""
     if cluster is not None:
-        found = sources.context_documents(cluster, docs or [], ahead)
+        found = sources.context_documents(cluster, docs, ahead)
         kafkas = [doc for kind, doc in found if kind == "strimzi-kafka"]
         pools = [doc for kind, doc in found if kind == "strimzi-nodepool"] + inputs.pools
         snapshots = [doc for kind, doc in found if kind == "snapshot"]

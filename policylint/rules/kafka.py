@@ -78,12 +78,16 @@ def final_lists(parts: list[PartitionState]) -> list[list[int]]:
                     parts))
 
 
+def isr_sizes(parts: list[PartitionState]) -> list[float]:
+    """|ISR| of each partition; infinite where unknown, so that it is never too small."""
+    isrs = list(map(_ISR, parts))
+    return list(map(len, isrs)) if None not in isrs else \
+        [inf if isr is None else len(isr) for isr in isrs]
+
+
 def lagging(parts: list[PartitionState]) -> list[PartitionState]:
     """Partitions with fewer in-sync replicas than replicas (where the ISR is known)."""
-    isrs = list(map(_ISR, parts))
-    if None in isrs:
-        return [p for p in parts if p.isr is not None and len(p.isr) < len(p.replicas)]
-    return list(compress(parts, map(gt, replica_counts(parts), map(len, isrs))))
+    return list(compress(parts, map(gt, replica_counts(parts), isr_sizes(parts))))
 
 
 def rack_counts(replicas: list[int], racks: dict[int, str | None]) -> Counter:
@@ -187,11 +191,9 @@ class StateColumns:
         missing = None in states
         if missing:
             states = [self._ABSENT if s is None else s for s in states]
-        sizes = list(map(len, map(_STATE_REPLICAS, states)))
-        isrs = list(map(_ISR, states))
+        sizes = list(replica_counts(states))
         #: |ISR| of each state; infinite where unknown, so that it is never too small
-        self.isr_sizes: list[float] = list(map(len, isrs)) if None not in isrs else \
-            [inf if isr is None else len(isr) for isr in isrs]
+        self.isr_sizes = isr_sizes(states)
         #: entries whose partition is reassigning
         self.reassigning = sorted(set(compress(count(), map(_ADDING, states))).union(
             compress(count(), map(_REMOVING, states))))

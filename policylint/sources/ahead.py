@@ -11,8 +11,6 @@ small files.
 from __future__ import annotations
 
 import os
-import pickle
-import signal
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -42,6 +40,8 @@ class Ahead:
         large = [p for p in paths if _size(p) >= LARGE][1:]
         if not large or not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
             return
+        import pickle  # here, not at the top: a run without a helper does not pay for it
+        self._load = pickle.load
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the helper: it never returns
@@ -57,7 +57,7 @@ class Ahead:
         name = doc.source.name
         while self._pid is not None and name in self._names and name not in self._found:
             try:
-                got, per_document = pickle.load(self._pipe)
+                got, per_document = self._load(self._pipe)
             except Exception:  # the helper died, or has no more files
                 self.close()
                 break
@@ -67,6 +67,7 @@ class Ahead:
 
     def close(self) -> None:
         if self._pid is not None:
+            import signal
             self._pipe.close()
             os.kill(self._pid, signal.SIGKILL)  # it may still be busy with a file not asked for
             os.waitpid(self._pid, 0)
@@ -94,6 +95,8 @@ def _size(path: Path) -> int:
 
 def _serve(paths: list[Path], max_size: int, errors_of: Callable[[Any], list | None],
            fd: int) -> None:
+    import pickle
+
     from . import display_name, parse, read
     try:
         with os.fdopen(fd, "wb") as out:
