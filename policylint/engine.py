@@ -5,14 +5,25 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from itertools import compress, count
+from typing import Any, Callable, Iterable, Iterator
 
-from .model import SEVERITY_RANK, ClusterProfile, Finding, PartitionState, Plan, Snapshot, \
-    TopicSpec
-from .policy import Policy
+from .kafka import effective_min_isr, manifest_rf, smallest_rf
+from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
+from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
-from .rules.kafka import PlanColumns, effective_min_isr, join_states
+from .views import PlanView, ReplicaLists
+
+
+@dataclass(frozen=True)
+class MinIsrSubject:
+    """A subject of the min ISR rules: a topic, or a plan entry (``partition`` set)."""
+    topic: str
+    partition: int | None
+    rf: int
+    min_isr: int
+    at: Ref
 
 
 @dataclass
@@ -30,7 +41,7 @@ class Context:
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
-    _shared: dict[tuple, Any] = field(default_factory=dict)
+    _views: dict[tuple, Any] = field(default_factory=dict)
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -61,18 +72,62 @@ class Context:
     def min_isr(self, topic: str) -> int:
         return effective_min_isr(self.topic_config(topic), self.profile)
 
-    def shared(self, compute: Callable[..., Any], *args: Any) -> Any:
-        """``compute(*args)``, computed once per run and shared by every rule that asks: a
-        view of a million-entry plan is worth building once, not once per rule. The
-        arguments are objects of this run (they are told apart by identity)."""
-        key = (compute, *map(id, args))
-        if key not in self._shared:
-            self._shared[key] = compute(*args)
-        return self._shared[key]
+    def profile_for(self, target: Any) -> ClusterProfile | None:
+        """The cluster a target is judged against: a snapshot its own, others the run's."""
+        return target.profile if isinstance(target, Snapshot) else self.profile
 
-    def states(self, plan: Plan) -> list[PartitionState | None]:
-        """The snapshot's state of each partition a plan moves (None: not in the snapshot)."""
-        return self.shared(join_states, self.shared(PlanColumns, plan), self.snapshot)
+    def plan_view(self, plan: Plan) -> PlanView:
+        """The plan's entries as columns, joined to the snapshot (built once per run)."""
+        return self._view(PlanView, plan, self.snapshot)
+
+    def replica_lists(self, target: Any, final: bool = False) -> ReplicaLists:
+        """Every replica list of a plan, snapshot or manifest, judged once per distinct list
+        (``.failing(verdict)``). ``final``: a snapshot's target replicas (replicas -
+        removing) rather than its replicas."""
+        return self._view(ReplicaLists, target, final and isinstance(target, Snapshot))
+
+    def min_isr_subjects(self, target: Any, breaks: Callable[[int, int], Any]
+                         ) -> Iterator[MinIsrSubject]:
+        """The subjects of the min ISR rules for which ``breaks(rf, effective minISR)``
+        holds. Manifests: topic-level, RF as declared. Snapshots: topic-level, the smallest
+        current RF. Plans: per entry, its replica count."""
+        if isinstance(target, TopicSpec):
+            rf = manifest_rf(target, self.profile)
+            min_isr = effective_min_isr(target.config, self.profile)
+            if rf is not None and breaks(rf, min_isr):
+                at = target.where("config", "min.insync.replicas") \
+                    if "min.insync.replicas" in target.config else target.where("rf")
+                yield MinIsrSubject(target.name, None, rf, min_isr, at)
+        elif isinstance(target, Snapshot):
+            for topic in target.topics.values():
+                rf = smallest_rf(topic)
+                min_isr = effective_min_isr(topic.config, target.profile)
+                if rf is not None and breaks(rf, min_isr):
+                    at = topic.where("config", "min.insync.replicas") \
+                        if "min.insync.replicas" in topic.config else topic.where("name")
+                    yield MinIsrSubject(topic.name, None, rf, min_isr, at)
+        elif isinstance(target, Plan):
+            view = self.plan_view(target)
+            verdicts = {}  # (topic, RF) -> minISR, judged once per pair
+            for topic, rf in view.topic_sizes:
+                min_isr = self.min_isr(topic)
+                if breaks(rf, min_isr):
+                    verdicts[topic, rf] = min_isr
+            if not verdicts:
+                return
+            for i in compress(count(), map(verdicts.__contains__, zip(view.topics,
+                                                                       view.sizes))):
+                move, rf = target.moves[i], view.sizes[i]
+                yield MinIsrSubject(move.topic, move.partition, rf, verdicts[move.topic, rf],
+                                    target.where(move, "replicas"))
+
+    def _view(self, build: Callable[..., Any], *args: Any) -> Any:
+        """``build(*args)``, once per run: the arguments are objects of this run, told
+        apart by identity."""
+        key = (build, *map(id, args))
+        if key not in self._views:
+            self._views[key] = build(*args)
+        return self._views[key]
 
 
 @dataclass
@@ -106,53 +161,39 @@ def run(ctx: Context, targets: dict[str, list[Any]], rules: list[Rule],
         source_findings: Iterable[Finding] = (), files: int = 0,
         today: dt.date | None = None) -> Result:
     """``targets`` maps a target kind (see ``policylint.rule``) to the objects to check."""
-    today = today or dt.date.today()
-    by_code = {rule.code: rule for rule in rules}
-    findings = [f for f in source_findings if f.rule in by_code]
+    policy = ctx.policy.compile(rules, today or dt.date.today())
+    findings = [f for f in source_findings if f.rule in policy.rules]
     for rule in rules:
-        options = ctx.policy.options(rule)
+        options = policy.options[rule.code]
         for kind in rule.targets:
             for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):
                 findings.extend(rule.check(target, ctx, options))
-    findings.extend(_expired_exemptions(ctx.policy, today, by_code))
-    exemptions = [e for e in ctx.policy.exemptions if e.expires is None or e.expires >= today]
+    findings.extend(_expired_exemptions(policy))
     for finding in findings:
-        rule = by_code[finding.rule]
+        rule = policy.rules[finding.rule]
         finding.name = rule.name
-        finding.severity = ctx.policy.severity(rule)
-        _locate(finding)
-        _suppress(finding, rule, exemptions)
+        finding.severity = policy.severities[rule.code]
+        finding.locate()
+        _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     unchecked = {"PL201": 0} | {code: n for code, n in sorted(ctx.unchecked.items()) if n}
     return Result(findings, files, unchecked,
-                  [(rule, ctx.policy.severity(rule)) for rule in rules], ctx)
+                  [(rule, policy.severities[rule.code]) for rule in rules], ctx)
 
 
-def _expired_exemptions(policy: Policy, today: dt.date, rules: dict[str, Rule]
-                        ) -> Iterable[Finding]:
-    expired = rules.get("PL120")
+def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:
+    expired = policy.rules.get("PL120")
     if expired is None:
         return
-    for ex in policy.exemptions:
-        if ex.expires is not None and ex.expires < today:
-            yield expired.finding(
-                f"exemption of {ex.rule} for {', '.join(ex.topics)} expired on "
-                f"{ex.expires.isoformat()} and no longer applies (reason given: {ex.reason})",
-                at=ex.at)
+    for ex in policy.expired:
+        yield expired.finding(
+            f"exemption of {ex.rule} for {', '.join(ex.topics)} expired on "
+            f"{ex.expires.isoformat()} and no longer applies (reason given: {ex.reason})",
+            at=ex.at)
 
 
-def _locate(finding: Finding) -> None:
-    if finding.at is None:
-        return
-    doc, path = finding.at
-    finding.file = doc.source.name
-    where = doc.locate(path)
-    if where is not None:
-        finding.line, finding.column = where
-
-
-def _suppress(finding: Finding, rule: Rule, exemptions: list) -> None:
+def _suppress(finding: Finding, rule: Rule, policy: CompiledPolicy) -> None:
     keys = {rule.code, rule.name, "all"}
     doc = finding.at[0] if finding.at else None
     if doc is not None and finding.line is not None:
@@ -168,10 +209,9 @@ def _suppress(finding: Finding, rule: Rule, exemptions: list) -> None:
         if isinstance(listed, str) and keys & {c.strip() for c in listed.split(",")}:
             _suppressed(finding, "inSource", "disabled by the policylint.io/disable annotation")
             return
-    for ex in exemptions:
-        if ex.covers(rule.code, finding.topic):
-            _suppressed(finding, "external", ex.reason)
-            return
+    exemption = policy.exemption(rule.code, finding.topic)
+    if exemption is not None:
+        _suppressed(finding, "external", exemption.reason)
 
 
 def _suppressed(finding: Finding, kind: str, justification: str) -> None:

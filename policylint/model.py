@@ -152,6 +152,16 @@ class Finding:
     justification: str | None = None
     suppression: str | None = None  # SARIF's kind: "inSource" (comment, annotation), "external"
 
+    def locate(self) -> None:
+        """Turns ``at`` into file, line and column."""
+        if self.at is None:
+            return
+        doc, path = self.at
+        self.file = doc.source.name
+        where = doc.locate(path)
+        if where is not None:
+            self.line, self.column = where
+
     def sort_key(self) -> tuple:
         return (self.file or "", self.line or 0, self.column or 0, self.rule,
                 self.topic or "", -1 if self.partition is None else self.partition,

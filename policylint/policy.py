@@ -39,11 +39,17 @@ class Exemption:
     topics: list[str]
     reason: str
     expires: dt.date | None
-    at: Ref | None
+    at: Ref | None  # where the policy says it; not sent to Spark executors
+
+    def active(self, today: dt.date) -> bool:
+        return self.expires is None or self.expires >= today
 
     def covers(self, code: str, topic: str | None) -> bool:
         return code == self.rule and topic is not None and any(
             fnmatch.fnmatchcase(topic, glob) for glob in self.topics)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "at": None}
 
 
 @dataclass
@@ -68,6 +74,26 @@ class Policy:
 
     def allows_rf_change(self, topic: str) -> bool:
         return any(fnmatch.fnmatchcase(topic, glob) for glob in self.allow_rf_change)
+
+    def compile(self, rules: list[Rule], today: dt.date) -> CompiledPolicy:
+        return CompiledPolicy(self, rules, today)
+
+
+class CompiledPolicy:
+    """A policy applied to the rules of one run on one day: what both engines need to turn
+    a rule's raw finding into a reported one (name, severity, exemption)."""
+
+    def __init__(self, policy: Policy, rules: list[Rule], today: dt.date):
+        self.policy, self.today = policy, today
+        self.rules = {rule.code: rule for rule in rules}
+        self.severities = {rule.code: policy.severity(rule) for rule in rules}
+        self.options = {rule.code: policy.options(rule) for rule in rules}
+        self.exemptions = [e for e in policy.exemptions if e.active(today)]
+        self.expired = [e for e in policy.exemptions if not e.active(today)]
+
+    def exemption(self, code: str, topic: str | None) -> Exemption | None:
+        """The first active exemption that covers a finding of rule ``code`` on ``topic``."""
+        return next((e for e in self.exemptions if e.covers(code, topic)), None)
 
 
 def discover(start: Path | None = None) -> Path | None:

@@ -13,6 +13,17 @@ that yields findings. It is pure: no I/O, no state between calls. The engine cal
 Rules with no targets (PL100-PL102) are reported by the sources; they are rules so that
 policies, ``--select`` and ``explain`` treat them like any other.
 
+``check`` reads its target and what the engine built for the run through ``ctx`` (a
+:class:`~policylint.engine.Context`: the cluster profile, snapshot, baselines, policy, and
+views such as ``ctx.plan_view(plan)`` or ``ctx.replica_lists(target)``).
+
+A rule that applies to snapshots may also have a Spark form for ``policylint audit``: set
+``spark_frame`` to the frame it reads (see :mod:`policylint.spark.native`) and return a
+``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of the
+module. Both forms word their findings from the one ``message`` template (``self.say`` in
+Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit runs
+``check`` on each snapshot.
+
 Register a rule with an entry point in the ``policylint.rules`` group:
 ``PL999 = "my_package.my_module:MyRule"``. Its docstring is its documentation, with the
 headings ``## What it does``, ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
@@ -25,6 +36,7 @@ from typing import Any, ClassVar, Iterator
 from .model import Finding, Ref
 
 TARGETS = ("manifest", "plan", "snapshot", "profile", "run")
+SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters")
 
 
 class Rule:
@@ -35,9 +47,21 @@ class Rule:
     # JSON Schema of the rule's options (an object schema; every property has a default)
     options_schema: ClassVar[dict[str, Any]] = {
         "type": "object", "properties": {}, "additionalProperties": False}
+    #: the message of a finding: a ``str.format`` template of named fields
+    message: ClassVar[str] = ""
+    #: the frame the Spark form reads (one of SPARK_FRAMES); None: no Spark form
+    spark_frame: ClassVar[str | None] = None
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())
+
+    def spark(self, options: dict[str, Any], policy: Any) -> Any:
+        """The Spark form: a ``policylint.spark.expr.Verdict`` over rows of ``spark_frame``."""
+        raise NotImplementedError(f"{self.code} has no Spark form")
+
+    def say(self, **fields: Any) -> str:
+        """The message, filled in."""
+        return self.message.format(**fields)
 
     def finding(self, message: str, at: Ref | None = None, topic: str | None = None,
                 partition: int | None = None) -> Finding:

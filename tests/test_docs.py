@@ -25,12 +25,23 @@ def test_rule_docstring_has_the_headings(code):
             assert f"`{option}`" in doc
 
 
+# Catalogue rows whose issues are still open: each leaves this list as it lands.
+PENDING = {
+    "PL118", "PL119", "PL209",                      # real repositories (multi-cluster)
+    "PL210", *(f"PL60{i}" for i in range(1, 7)),    # topic and cluster configuration
+    *(f"PL70{i}" for i in range(1, 8)), *(f"PL80{i}" for i in range(1, 5)),
+}
+
+
 @pytest.mark.skipif(not RULES_MD.exists(), reason="shared/RULES.md is not beside the repo")
 def test_codes_and_names_match_the_catalogue():
     catalogue = dict(re.findall(r"^\| (PL\d{3}) \| ([a-z0-9-]+) \|", RULES_MD.read_text(), re.M))
-    diff_mode = {"PL202", "PL206", "PL207", "PL208"}  # need git history: not in this release
+    built_in = {code for code in all_rules() if code.startswith("PL")}
+    # PL120 reports the catalogue's "an expired exemption is itself reported" (README)
+    assert built_in - catalogue.keys() == {"PL120"}, "a rule the catalogue does not list"
     for code, name in catalogue.items():
-        if code in diff_mode:
+        if code in PENDING:
+            assert code not in all_rules(), f"{code} is implemented: take it out of PENDING"
             continue
         assert code in all_rules(), f"{code} {name} is not implemented"
         assert all_rules()[code].name == name

@@ -1,5 +1,4 @@
 from ..rule import Rule
-from .kafka import PlanColumns
 
 
 class DuplicatePartition(Rule):
@@ -52,9 +51,9 @@ def _all_distinct(ctx) -> bool:
     together, and each topic-partition once. (False: look closer.)"""
     topics: set[str] = set()
     for plan in ctx.plans:
-        columns = ctx.shared(PlanColumns, plan)
-        for topic, start, stop in columns.runs:
-            if topic in topics or len(set(columns.partitions[start:stop])) != stop - start:
+        view = ctx.plan_view(plan)
+        for topic, start, stop in view.runs:
+            if topic in topics or len(set(view.partitions[start:stop])) != stop - start:
                 return False
             topics.add(topic)
     return True

@@ -1,7 +1,7 @@
 from collections import Counter
 
 from ..rule import Rule
-from .kafka import fmt_ids, lists_failing, where_replicas
+from ..words import ids, plural
 
 
 class DuplicateReplica(Rule):
@@ -30,17 +30,30 @@ class DuplicateReplica(Rule):
     name = "duplicate-replica"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    message = "replicas {replicas} of {topic}-{partition} name {brokers} more than once"
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item, twice in lists_failing(
-                target, ctx, _named_twice):
-            yield self.finding(
-                f"replicas {fmt_ids(replicas)} of {topic}-{partition} name broker"
-                f"{'s' if len(twice) > 1 else ''} {', '.join(map(str, twice))} more than "
-                "once", at=where_replicas(owner, item), topic=topic, partition=partition)
+        for found in ctx.replica_lists(target).failing(named_twice):
+            brokers = f"{plural(len(found.verdict), 'broker')} {', '.join(map(str, found.verdict))}"
+            yield self.finding(self.say(replicas=ids(found.replicas), topic=found.topic,
+                                        partition=found.partition, brokers=brokers),
+                               at=found.where(), topic=found.topic, partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import ids, one, plural, say
+        twice = F.expr("array_sort(filter(array_distinct(replicas), "
+                       "b -> b >= 0 AND size(filter(replicas, x -> x = b)) > 1))")
+        n = F.size(twice)
+        brokers = F.concat(plural(n, "broker"), F.lit(" "),
+                           F.array_join(twice.cast("array<string>"), ", "))
+        return one(n > 0, say(self.message, replicas=ids("replicas"), topic=F.col("topic"),
+                               partition=F.col("partition"), brokers=brokers))
 
 
-def _named_twice(replicas: tuple[int, ...]) -> list[int]:
+def named_twice(replicas: tuple[int, ...]) -> list[int]:
     """Brokers a list names more than once (repeated placeholders are PL503's)."""
     if len(set(replicas)) == len(replicas):
         return []

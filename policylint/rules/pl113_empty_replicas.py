@@ -1,5 +1,4 @@
 from ..rule import Rule
-from .kafka import lists_failing, where_replicas
 
 
 class EmptyReplicas(Rule):
@@ -27,12 +26,17 @@ class EmptyReplicas(Rule):
     name = "empty-replicas"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    message = "partition {topic}-{partition} has an empty replica list"
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        for topic, partition, _, owner, item, _ in lists_failing(target, ctx, _empty):
-            yield self.finding(f"partition {topic}-{partition} has an empty replica list",
-                               at=where_replicas(owner, item), topic=topic, partition=partition)
+        for found in ctx.replica_lists(target).failing(lambda replicas: not replicas):
+            yield self.finding(self.say(topic=found.topic, partition=found.partition),
+                               at=found.where(), topic=found.topic, partition=found.partition)
 
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
 
-def _empty(replicas: tuple[int, ...]) -> bool:
-    return not replicas
+        from ..spark.expr import one, say
+        return one(F.size("replicas") == 0, say(self.message, topic=F.col("topic"),
+                                                 partition=F.col("partition")))

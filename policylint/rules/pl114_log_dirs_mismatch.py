@@ -1,11 +1,4 @@
-from itertools import compress, count
-from operator import itemgetter, ne
-
-from ..model import Move
 from ..rule import Rule
-from .kafka import PlanColumns
-
-_LOG_DIRS = itemgetter(Move._fields.index("log_dirs"))
 
 
 class LogDirsMismatch(Rule):
@@ -35,14 +28,7 @@ class LogDirsMismatch(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        given = list(map(_LOG_DIRS, plan.moves))
-        absent = given.count(None)
-        if absent == len(given):
-            return
-        sizes = ctx.shared(PlanColumns, plan).sizes
-        lengths = map(len, given) if not absent else \
-            (n if dirs is None else len(dirs) for dirs, n in zip(given, sizes))
-        for i in compress(count(), map(ne, lengths, sizes)):
+        for i in ctx.plan_view(plan).log_dirs_mismatched():
             move = plan.moves[i]
             yield self.finding(
                 f"partition {move.topic}-{move.partition} has {len(move.replicas)} "

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import fmt_ids, lists_failing, profile_of, where_replicas
+from ..words import ids
 
 
 class UnknownBroker(Rule):
@@ -31,9 +31,12 @@ class UnknownBroker(Rule):
     name = "unknown-broker"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    message = ("broker {broker} in replicas {replicas} of {topic}-{partition} is not a broker "
+               "of cluster {cluster} (brokers: {known})")
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        profile = profile_of(target, ctx)
+        profile = ctx.profile_for(target)
         if profile is None or profile.brokers is None:
             return
         brokers = profile.brokers.keys()
@@ -48,16 +51,29 @@ class UnknownBroker(Rule):
                     found.setdefault(broker, i)
             return found
 
-        for topic, partition, replicas, owner, item, found in lists_failing(target, ctx,
-                                                                            unknown):
-            doc, path = where_replicas(owner, item)
-            for broker, i in found.items():
+        for found in ctx.replica_lists(target).failing(unknown):
+            for broker, i in found.verdict.items():
                 yield self.finding(
-                    f"broker {broker} in replicas {fmt_ids(replicas)} of {topic}-{partition} "
-                    f"is not a broker of cluster {profile.name} (brokers: {_known(brokers)})",
-                    at=(doc, path + (i,)), topic=topic, partition=partition)
+                    self.say(broker=broker, replicas=ids(found.replicas), topic=found.topic,
+                             partition=found.partition, cluster=profile.name,
+                             known=_known(brokers)),
+                    at=found.where(i), topic=found.topic, partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import Verdict, ids, say
+        known = F.concat_ws(", ", F.slice("broker_ids", 1, 20).cast("array<string>"))
+        known = F.when(F.size("broker_ids") > 20, F.concat(
+            known, F.lit(", ... ("), F.size("broker_ids").cast("string"), F.lit(" in all)"))
+        ).otherwise(known)
+        unknown = F.filter(F.array_except("replicas", "broker_ids"), lambda r: r >= 0)
+        return Verdict(F.size(unknown) > 0, F.transform(unknown, lambda broker: say(
+            self.message, broker=broker, replicas=ids("replicas"), topic=F.col("topic"),
+            partition=F.col("partition"), cluster=F.col("cluster"), known=known)))
 
 
 def _known(brokers) -> str:
-    ids = sorted(brokers)
-    return ", ".join(map(str, ids[:20])) + (f", ... ({len(ids)} in all)" if len(ids) > 20 else "")
+    known = sorted(brokers)
+    return ", ".join(map(str, known[:20])) + (f", ... ({len(known)} in all)"
+                                             if len(known) > 20 else "")

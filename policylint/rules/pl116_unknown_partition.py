@@ -33,7 +33,7 @@ class UnknownPartition(Rule):
         if ctx.snapshot is None:
             return
         topics = ctx.snapshot.topics
-        states = ctx.states(plan)
+        states = ctx.plan_view(plan).states
         if None not in states:
             return  # the common case, decided at C speed
         for move, state in zip(plan.moves, states):

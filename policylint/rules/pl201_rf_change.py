@@ -1,8 +1,5 @@
-from itertools import compress, count
-from operator import ne
-
+from ..kafka import manifest_rf
 from ..rule import Rule
-from .kafka import PlanColumns, StateColumns, manifest_rf
 
 
 class RfChange(Rule):
@@ -44,11 +41,11 @@ class RfChange(Rule):
         allowed: dict[str, bool] = {}
         declared: dict[str, int | None] = {}
         current = ctx.current or {}
-        states = ctx.states(plan)
-        rfs = ctx.shared(StateColumns, states).current_rfs
+        view = ctx.plan_view(plan)
+        rfs = view.current_rfs
         # only entries whose size differs from the snapshot's RF, or that it lacks, can fail
-        for i in compress(count(), map(ne, ctx.shared(PlanColumns, plan).sizes, rfs)):
-            move, state = plan.moves[i], states[i]
+        for i in view.resized():
+            move, state = plan.moves[i], view.states[i]
             topic = move.topic
             ok = allowed.get(topic)
             if ok is None:

@@ -1,6 +1,6 @@
 from ..rule import Rule
-from .diff import ALLOW_RF_CHANGE, allows_rf_change, matched, resolved, words
-from .kafka import default_rf
+from ..diff import ALLOW_RF_CHANGE, allows_rf_change, matched, resolved, words
+from ..kafka import default_rf
 
 
 class RfChangeManifest(Rule):

@@ -1,6 +1,7 @@
+from ..kafka import manifest_rf, snapshot_topic_rf
 from ..model import Plan, Snapshot
 from ..rule import Rule
-from .kafka import lists_failing, manifest_rf, snapshot_topic_rf, subject
+from ..words import subject
 
 
 class RfExceedsBrokers(Rule):
@@ -33,17 +34,20 @@ class RfExceedsBrokers(Rule):
     name = "rf-exceeds-brokers"
     severity = "error"
     targets = ("manifest", "plan", "snapshot")
+    message = ("{subject}: replication factor {rf} is larger than the {brokers} brokers of "
+               "cluster {cluster}")
+    spark_frame = "topics"
 
     def check(self, target, ctx, options):
-        profile = target.profile if isinstance(target, Snapshot) else ctx.profile
+        profile = ctx.profile_for(target)
         brokers = None if profile is None else profile.broker_count
         if not brokers:
             return
         if isinstance(target, Plan):
-            for topic, partition, replicas, _, move, _ in lists_failing(
-                    target, ctx, lambda replicas: len(replicas) > brokers):
-                yield self._finding(topic, partition, len(replicas), brokers, profile,
-                                    target.where(move, "replicas"))
+            for found in ctx.replica_lists(target).failing(
+                    lambda replicas: len(replicas) > brokers):
+                yield self._finding(found.topic, found.partition, len(found.replicas), brokers,
+                                    profile, found.where())
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
                 spec = ctx.manifest(topic.name)
@@ -59,6 +63,15 @@ class RfExceedsBrokers(Rule):
                                     target.where("rf"))
 
     def _finding(self, topic, partition, rf, brokers, profile, at):
-        return self.finding(f"{subject(topic, partition)}: replication factor {rf} is larger "
-                            f"than the {brokers} brokers of cluster {profile.name}",
+        return self.finding(self.say(subject=subject(topic, partition), rf=rf, brokers=brokers,
+                                     cluster=profile.name),
                             at=at, topic=topic, partition=partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import one, say
+        rf, brokers = F.col("topic_rf"), F.col("n_brokers")
+        return one(rf.isNotNull() & (brokers > 0) & (rf > brokers), say(
+            self.message, subject=F.concat(F.lit("topic "), F.col("topic")), rf=rf,
+            brokers=brokers, cluster=F.col("cluster")))

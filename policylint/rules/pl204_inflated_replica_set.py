@@ -1,9 +1,7 @@
-from itertools import compress, repeat
-from operator import gt
-
+from ..kafka import manifest_rf, snapshot_topic_rf
 from ..model import Plan, is_reassigning, target_replicas
 from ..rule import Rule
-from .kafka import StateColumns, fmt_ids, manifest_rf, replica_counts, snapshot_topic_rf
+from ..words import ids
 
 
 class InflatedReplicaSet(Rule):
@@ -41,6 +39,13 @@ class InflatedReplicaSet(Rule):
     name = "inflated-replica-set"
     severity = "error"
     targets = ("snapshot", "plan")
+    message = ("partition {topic}-{partition} has {n} replicas {replicas} but topic {topic} has "
+               "replication factor {rf}, and the snapshot has no adding/removing replicas: "
+               "probably read during a reassignment (KIP-860)")
+    plan_message = ("partition {topic}-{partition}: the plan's {n} replicas match the "
+                    "in-flight union {replicas}, not the target of {target}: it would make the "
+                    "intermediate replication factor permanent (KIP-860)")
+    spark_frame = "partitions"
 
     def check(self, target, ctx, options):
         if isinstance(target, Plan):
@@ -52,27 +57,31 @@ class InflatedReplicaSet(Rule):
                                    manifest_rf(spec, target.profile))
             if rf is None:
                 continue
-            larger = compress(topic.partitions, map(gt, replica_counts(topic.partitions),
-                                                    repeat(rf)))
-            for p in larger:
-                if not is_reassigning(p):
+            for p in topic.partitions:
+                if len(p.replicas) > rf and not is_reassigning(p):
                     yield self.finding(
-                        f"partition {topic.name}-{p.partition} has {len(p.replicas)} replicas "
-                        f"{fmt_ids(p.replicas)} but topic {topic.name} has replication factor "
-                        f"{rf}, and the snapshot has no adding/removing replicas: probably "
-                        "read during a reassignment (KIP-860)",
+                        self.say(topic=topic.name, partition=p.partition, n=len(p.replicas),
+                                 replicas=ids(p.replicas), rf=rf),
                         at=topic.where_partition(p, "replicas"), topic=topic.name,
                         partition=p.partition)
 
     def _plan(self, plan, ctx):
-        states = ctx.states(plan)
-        for i in ctx.shared(StateColumns, states).reassigning:
-            move, state = plan.moves[i], states[i]
+        view = ctx.plan_view(plan)
+        for i in view.reassigning:
+            move, state = plan.moves[i], view.states[i]
             n, target = len(move.replicas), len(target_replicas(state))
             if n == len(state.replicas) and n != target:
                 yield self.finding(
-                    f"partition {move.topic}-{move.partition}: the plan's {n} replicas match "
-                    f"the in-flight union {fmt_ids(state.replicas)}, not the target of "
-                    f"{target}: it would make the intermediate replication factor permanent "
-                    "(KIP-860)", at=plan.where(move, "replicas"), topic=move.topic,
+                    self.plan_message.format(topic=move.topic, partition=move.partition, n=n,
+                                             replicas=ids(state.replicas), target=target),
+                    at=plan.where(move, "replicas"), topic=move.topic,
                     partition=move.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import ids, one, say
+        n, rf = F.size("replicas"), F.col("topic_rf")
+        return one(rf.isNotNull() & (n > rf) & ~F.col("reassigning"), say(
+            self.message, topic=F.col("topic"), partition=F.col("partition"), n=n,
+            replicas=ids("replicas"), rf=rf))

@@ -1,8 +1,9 @@
 from collections import Counter
 
+from ..kafka import current_rfs
 from ..model import Plan
 from ..rule import Rule
-from .kafka import after_plan, current_rfs
+from ..words import plural
 
 
 class InconsistentRf(Rule):
@@ -37,6 +38,9 @@ class InconsistentRf(Rule):
     name = "inconsistent-rf"
     severity = "warning"
     targets = ("snapshot", "plan")
+    message = "{prefix}partitions of topic {topic} {verb} different replication factors: {shares}"
+    share = "RF {rf} ({n} {partitions})"
+    spark_frame = "topics"
 
     def check(self, target, ctx, options):
         if isinstance(target, Plan):
@@ -45,21 +49,27 @@ class InconsistentRf(Rule):
         for topic in target.topics.values():
             rfs = Counter(current_rfs(topic.partitions))
             if len(rfs) > 1:
-                yield self.finding(f"partitions of topic {topic.name} have different "
-                                   f"replication factors: {_shares(rfs)}",
+                yield self.finding(self.say(prefix="", topic=topic.name, verb="have",
+                                            shares=self._shares(rfs)),
                                    at=topic.where("name"), topic=topic.name)
 
     def _plan(self, plan, ctx):
-        if ctx.snapshot is None:
-            return
-        for name, replica_lists, first in after_plan(plan, ctx):
+        for name, replica_lists, first in ctx.plan_view(plan).after:
             rfs = Counter(map(len, replica_lists))
             if len(rfs) > 1:
-                yield self.finding(f"after this plan, partitions of topic {name} would have "
-                                   f"different replication factors: {_shares(rfs)}",
+                yield self.finding(self.say(prefix="after this plan, ", topic=name,
+                                            verb="would have", shares=self._shares(rfs)),
                                    at=plan.where(first), topic=name)
 
+    def _shares(self, rfs: Counter) -> str:
+        return ", ".join(self.share.format(rf=rf, n=n, partitions=plural(n, "partition"))
+                         for rf, n in sorted(rfs.items()))
 
-def _shares(rfs: Counter) -> str:
-    return ", ".join(f"RF {rf} ({n} partition{'s' if n != 1 else ''})"
-                     for rf, n in sorted(rfs.items()))
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import one, plural, say
+        shares = F.array_join(F.transform("rf_shares", lambda s: say(
+            self.share, rf=s["rf"], n=s["n"], partitions=plural(s["n"], "partition"))), ", ")
+        return one(F.size("rf_shares") > 1, say(self.message, prefix="", topic=F.col("topic"),
+                                                  verb="have", shares=shares))

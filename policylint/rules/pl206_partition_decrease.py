@@ -1,5 +1,6 @@
 from ..rule import Rule
-from .diff import default_partitions, matched, resolved, words
+from ..diff import matched, resolved, words
+from ..kafka import default_partitions
 
 
 class PartitionDecrease(Rule):

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .diff import renamed
+from ..diff import renamed
 
 
 class TopicRenamed(Rule):

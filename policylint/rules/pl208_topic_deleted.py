@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .diff import deleted
+from ..diff import deleted
 
 
 class TopicDeleted(Rule):

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import min_isr_subjects, subject
+from ..words import subject
 
 
 class MinIsrExceedsRf(Rule):
@@ -36,11 +36,25 @@ class MinIsrExceedsRf(Rule):
     name = "min-isr-exceeds-rf"
     severity = "error"
     targets = ("manifest", "snapshot", "plan")
+    message = ("{subject}: min.insync.replicas={min_isr} > replication factor {rf}: every "
+               "acks=all produce will fail")
+    spark_frame = "topics"
+
+    @staticmethod
+    def breaks(rf, min_isr, options):  # numbers in check, columns in the Spark form
+        return min_isr > rf
 
     def check(self, target, ctx, options):
-        for topic, partition, rf, min_isr, at in min_isr_subjects(
-                target, ctx, lambda rf, min_isr: min_isr > rf):
-            yield self.finding(
-                f"{subject(topic, partition)}: min.insync.replicas={min_isr} > replication "
-                f"factor {rf}: every acks=all produce will fail", at=at, topic=topic,
-                partition=partition)
+        for s in ctx.min_isr_subjects(target, lambda rf, m: self.breaks(rf, m, options)):
+            yield self.finding(self.say(subject=subject(s.topic, s.partition),
+                                        min_isr=s.min_isr, rf=s.rf, **options),
+                               at=s.at, topic=s.topic, partition=s.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import one, say
+        rf, min_isr = F.col("rf_min"), F.col("min_isr")
+        return one(rf.isNotNull() & min_isr.isNotNull() & self.breaks(rf, min_isr, options),
+                   say(self.message, subject=F.concat(F.lit("topic "), F.col("topic")),
+                       min_isr=min_isr, rf=rf, **options))

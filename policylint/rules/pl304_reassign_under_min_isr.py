@@ -1,8 +1,5 @@
-from itertools import compress, count
-from operator import lt
-
+from ..kafka import moves_data
 from ..rule import Rule
-from .kafka import PlanColumns, StateColumns, moves_data
 
 
 class ReassignUnderMinIsr(Rule):
@@ -35,13 +32,9 @@ class ReassignUnderMinIsr(Rule):
     def check(self, plan, ctx, options):
         if ctx.snapshot is None:
             return
-        states = ctx.states(plan)
-        topics = ctx.shared(PlanColumns, plan).topics
-        min_isr = {topic: ctx.min_isr(topic) for topic in set(topics)}
-        below = map(lt, ctx.shared(StateColumns, states).isr_sizes, map(min_isr.get, topics))
-        for i in compress(count(), below):
-            move, state = plan.moves[i], states[i]
-            floor = min_isr[move.topic]
+        view = ctx.plan_view(plan)
+        for i, floor in view.below_min_isr(ctx.min_isr):
+            move, state = plan.moves[i], view.states[i]
             if moves_data(move.replicas, state):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while under "

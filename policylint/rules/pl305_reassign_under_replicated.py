@@ -1,6 +1,7 @@
+from ..kafka import moves_data
 from ..model import original_replicas
 from ..rule import Rule
-from .kafka import StateColumns, fmt_ids, moves_data
+from ..words import ids
 
 
 class ReassignUnderReplicated(Rule):
@@ -32,13 +33,13 @@ class ReassignUnderReplicated(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        states = ctx.states(plan)
-        for i in ctx.shared(StateColumns, states).lagging:  # most partitions are in sync
-            move, state = plan.moves[i], states[i]
+        view = ctx.plan_view(plan)
+        for i in view.lagging:  # most partitions are in sync
+            move, state = plan.moves[i], view.states[i]
             original = original_replicas(state)
             if len(original) - len(state.isr) > 0 and moves_data(move.replicas, state):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while "
-                    f"under-replicated: ISR {fmt_ids(state.isr)} of replicas "
-                    f"{fmt_ids(original)}", at=plan.where(move, "replicas"),
+                    f"under-replicated: ISR {ids(state.isr)} of replicas "
+                    f"{ids(original)}", at=plan.where(move, "replicas"),
                     topic=move.topic, partition=move.partition)

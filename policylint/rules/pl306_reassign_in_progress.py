@@ -1,5 +1,5 @@
 from ..rule import Rule
-from .kafka import StateColumns, fmt_ids
+from ..words import ids
 
 
 class ReassignInProgress(Rule):
@@ -30,11 +30,11 @@ class ReassignInProgress(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        states = ctx.states(plan)
-        for i in ctx.shared(StateColumns, states).reassigning:
-            move, state = plan.moves[i], states[i]
+        view = ctx.plan_view(plan)
+        for i in view.reassigning:
+            move, state = plan.moves[i], view.states[i]
             yield self.finding(
                     f"partition {move.topic}-{move.partition} is already reassigning "
-                    f"(adding {fmt_ids(state.adding)}, removing {fmt_ids(state.removing)}); "
+                    f"(adding {ids(state.adding)}, removing {ids(state.removing)}); "
                     "Kafka needs --additional to replace it", at=plan.where(move),
                     topic=move.topic, partition=move.partition)

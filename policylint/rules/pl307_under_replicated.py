@@ -1,6 +1,7 @@
+from ..kafka import lagging
 from ..model import original_replicas
 from ..rule import Rule
-from .kafka import fmt_ids, lagging
+from ..words import ids
 
 
 class UnderReplicated(Rule):
@@ -30,14 +31,26 @@ class UnderReplicated(Rule):
     name = "under-replicated"
     severity = "warning"
     targets = ("snapshot",)
+    message = "partition {topic}-{partition} is under-replicated: ISR {isr} of replicas {original}"
+    spark_frame = "partitions"
 
     def check(self, snapshot, ctx, options):
         for topic in snapshot.topics.values():
             for p in lagging(topic.partitions):  # most partitions are in sync
-                original = original_replicas(p) if p.adding else p.replicas
+                original = original_replicas(p)
                 if len(original) > len(p.isr):
                     yield self.finding(
-                        f"partition {topic.name}-{p.partition} is under-replicated: ISR "
-                        f"{fmt_ids(p.isr)} of replicas {fmt_ids(original)}",
+                        self.say(topic=topic.name, partition=p.partition, isr=ids(p.isr),
+                                 original=ids(original)),
                         at=topic.where_partition(p, "isr"), topic=topic.name,
                         partition=p.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import ids, one, say
+        original = F.expr("IF(size(adding) > 0, "
+                          "filter(replicas, r -> NOT array_contains(adding, r)), replicas)")
+        return one(F.col("isr").isNotNull() & (F.size(original) > F.size("isr")), say(
+            self.message, topic=F.col("topic"), partition=F.col("partition"), isr=ids("isr"),
+            original=ids(original)))

@@ -1,7 +1,8 @@
 import math
 
+from ..kafka import rack_counts
 from ..rule import Rule
-from .kafka import fmt_ids, lists_failing, profile_of, rack_counts, where_replicas
+from ..words import ids, plural
 
 
 class RackSpread(Rule):
@@ -39,36 +40,64 @@ class RackSpread(Rule):
     targets = ("plan", "snapshot", "manifest")
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "mode": {"enum": ["strict", "even"], "default": "strict"}}}
+    message = "replicas {replicas} of {topic}-{partition} {problem}"
+    problems = {
+        "strict": "span {n} {racks} ({used}); RF {rf} with {n_racks} racks in the cluster needs "
+                  "{wanted}",
+        "even": "put {n} replicas in rack {rack}; with RF {rf} over {n_racks} racks no rack "
+                "should hold more than {ceiling}",
+    }
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        profile = profile_of(target, ctx)
-        if profile is None or not profile.brokers:
+        profile = ctx.profile_for(target)
+        if profile is None or not profile.brokers or not profile.racks:
             return
-        racks = profile.brokers
-        n_racks = len(profile.racks)
-        if not n_racks:
-            return
+        problem = self.problems[options["mode"]]
         strict = options["mode"] == "strict"
-        for topic, partition, replicas, owner, item, problem in lists_failing(
-                target, ctx, lambda replicas: self._problem(replicas, racks, n_racks, strict),
-                final=True):
-            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} {problem}",
-                               at=where_replicas(owner, item), topic=topic, partition=partition)
+        racks, n_racks = profile.brokers, len(profile.racks)
 
-    @staticmethod
-    def _problem(replicas, racks, n_racks, strict) -> str | None:
-        counts = rack_counts(replicas, racks)
-        rf = len(replicas)
-        if strict:
-            wanted = min(rf, n_racks)
-            if len(counts) < wanted:
-                used = ", ".join(sorted(counts)) or "none"
-                return (f"span {len(counts)} rack{'s' if len(counts) != 1 else ''} ({used}); "
-                        f"RF {rf} with {n_racks} racks in the cluster needs {wanted}")
-            return None
-        ceiling = math.ceil(rf / n_racks)
-        rack, most = max(counts.items(), key=lambda kv: (kv[1], kv[0]), default=(None, 0))
-        if most > ceiling:
-            return (f"put {most} replicas in rack {rack}; with RF {rf} over {n_racks} racks "
-                    f"no rack should hold more than {ceiling}")
-        return None
+        def spread(replicas: tuple[int, ...]) -> str | None:
+            counts, rf = rack_counts(replicas, racks), len(replicas)
+            if strict:
+                wanted = min(rf, n_racks)
+                return None if len(counts) >= wanted else problem.format(
+                    n=len(counts), racks=plural(len(counts), "rack"),
+                    used=", ".join(sorted(counts)) or "none", rf=rf, n_racks=n_racks,
+                    wanted=wanted)
+            ceiling = math.ceil(rf / n_racks)
+            rack, most = max(counts.items(), key=lambda kv: (kv[1], kv[0]), default=(None, 0))
+            return None if most <= ceiling else problem.format(
+                n=most, rack=rack, rf=rf, n_racks=n_racks, ceiling=ceiling)
+
+        for found in ctx.replica_lists(target, final=True).failing(spread):
+            yield self.finding(self.say(replicas=ids(found.replicas), topic=found.topic,
+                                        partition=found.partition, problem=found.verdict),
+                               at=found.where(), topic=found.topic, partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import ids, one, plural, say
+        problem = self.problems[options["mode"]]
+        rf, n_racks = F.size("target"), F.size("racks")
+        applies = (F.size("broker_ids") > 0) & (n_racks > 0)
+        if options["mode"] == "strict":
+            distinct = F.array_distinct(F.expr(
+                "filter(transform(target, r -> rack_of[r]), x -> x IS NOT NULL)"))
+            spans, wanted = F.size(distinct), F.least(rf, n_racks)
+            used = F.when(spans > 0, F.array_join(F.sort_array(distinct), ", ")).otherwise("none")
+            broken = spans < wanted
+            said = say(problem, n=spans, racks=plural(spans, "rack"), used=used, rf=rf,
+                       n_racks=n_racks, wanted=wanted)
+        else:
+            fullest = F.expr("array_max(transform(array_distinct(filter(transform(target, "
+                             "r -> rack_of[r]), x -> x IS NOT NULL)), x -> struct(size(filter("
+                             "transform(target, r -> rack_of[r]), y -> y = x)) AS n, x AS rack)))")
+            ceiling = F.ceil(rf / n_racks)
+            broken = fullest.isNotNull() & (fullest["n"] > ceiling)
+            said = say(problem, n=fullest["n"], rack=fullest["rack"], rf=rf, n_racks=n_racks,
+                       ceiling=ceiling)
+        return one(applies & broken, say(self.message, replicas=ids("target"),
+                                         topic=F.col("topic"), partition=F.col("partition"),
+                                         problem=said))

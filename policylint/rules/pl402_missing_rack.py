@@ -1,4 +1,5 @@
 from ..rule import Rule
+from ..words import plural
 
 
 class MissingRack(Rule):
@@ -27,12 +28,24 @@ class MissingRack(Rule):
     name = "missing-rack"
     severity = "error"
     targets = ("profile",)
+    message = "cluster {cluster}: {brokers} {ids} {have} no rack while others have one"
+    spark_frame = "clusters"
 
     def check(self, profile, ctx, options):
         brokers = profile.brokers or {}
         missing = sorted(b for b, rack in brokers.items() if rack is None)
         if missing and len(missing) < len(brokers):
-            ids = ", ".join(map(str, missing))
-            yield self.finding(f"cluster {profile.name}: broker{'s' if len(missing) > 1 else ''}"
-                               f" {ids} ha{'ve' if len(missing) > 1 else 's'} no rack while "
-                               "others have one", at=profile.where())
+            n = len(missing)
+            yield self.finding(self.say(cluster=profile.name, brokers=plural(n, "broker"),
+                                        ids=", ".join(map(str, missing)),
+                                        have=plural(n, "has", "have")), at=profile.where())
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import one, plural, say
+        n = F.size("no_rack")
+        return one((n > 0) & (n < F.col("n_brokers")), say(
+            self.message, cluster=F.col("cluster"), brokers=plural(n, "broker"),
+            ids=F.array_join(F.col("no_rack").cast("array<string>"), ", "),
+            have=plural(n, "has", "have")))

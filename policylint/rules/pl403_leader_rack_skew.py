@@ -1,11 +1,9 @@
 from collections import Counter
 from operator import itemgetter
 
+from ..kafka import final_lists
 from ..model import Plan
 from ..rule import Rule
-from .kafka import after_plan, final_lists
-
-_FIRST = itemgetter(0)
 
 
 class LeaderRackSkew(Rule):
@@ -38,29 +36,44 @@ class LeaderRackSkew(Rule):
     targets = ("snapshot", "plan")
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "max_skew": {"type": "integer", "minimum": 0, "default": 1}}}
+    message = ("{prefix}preferred leaders of topic {topic} are skewed across racks ({shares}); "
+               "difference {skew} > {max_skew}")
+    share = "{rack}: {n}"
+    spark_frame = "topics"
 
     def check(self, target, ctx, options):
         if isinstance(target, Plan):
-            snapshot, profile = ctx.snapshot, ctx.profile
-            if snapshot is None or profile is None:
+            profile = ctx.profile
+            if ctx.snapshot is None or profile is None:
                 return
             subjects = [(name, lists, target.where(first), "after this plan, ")
-                        for name, lists, first in after_plan(target, ctx)]
+                        for name, lists, first in ctx.plan_view(target).after]
         else:
             profile = target.profile
-            subjects = [(t.name, final_lists(t.partitions), t.where("name"),
-                         "") for t in target.topics.values()]
-        racks = profile.racks if profile and profile.brokers else set()
+            subjects = [(t.name, final_lists(t.partitions), t.where("name"), "")
+                        for t in target.topics.values()]
+        racks = profile.racks if profile.brokers else set()
         if not racks:
             return
         for name, replica_lists, at, prefix in subjects:
-            heads = map(_FIRST, filter(None, replica_lists))
             leaders = Counter(dict.fromkeys(racks, 0))
-            leaders.update(map(profile.brokers.get, heads))
+            leaders.update(map(profile.brokers.get, map(itemgetter(0), filter(None,
+                                                                              replica_lists))))
             leaders.pop(None, None)  # placeholders, unknown brokers, brokers without a rack
-            most, least = max(leaders.values()), min(leaders.values())
-            if most - least > options["max_skew"]:
-                shares = ", ".join(f"{rack}: {n}" for rack, n in sorted(leaders.items()))
-                yield self.finding(f"{prefix}preferred leaders of topic {name} are skewed "
-                                   f"across racks ({shares}); difference {most - least} > "
-                                   f"{options['max_skew']}", at=at, topic=name)
+            skew = max(leaders.values()) - min(leaders.values())
+            if skew > options["max_skew"]:
+                shares = ", ".join(self.share.format(rack=rack, n=n)
+                                   for rack, n in sorted(leaders.items()))
+                yield self.finding(self.say(prefix=prefix, topic=name, shares=shares, skew=skew,
+                                            **options), at=at, topic=name)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import one, say
+        counts = F.transform("leader_shares", lambda s: s["n"])
+        skew = F.array_max(counts) - F.array_min(counts)
+        shares = F.array_join(F.transform("leader_shares", lambda s: say(
+            self.share, rack=s["rack"], n=s["n"])), ", ")
+        return one((F.size("racks") > 0) & (skew > options["max_skew"]), say(
+            self.message, prefix="", topic=F.col("topic"), shares=shares, skew=skew, **options))

@@ -1,5 +1,6 @@
+from ..kafka import holds_placeholder
 from ..rule import Rule
-from .kafka import fmt_ids, where_replicas, with_placeholders
+from ..words import ids
 
 
 class PlaceholderNotAllowed(Rule):
@@ -29,11 +30,22 @@ class PlaceholderNotAllowed(Rule):
     name = "placeholder-not-allowed"
     severity = "error"
     targets = ("snapshot", "manifest")
+    message = ("replicas {replicas} of {topic}-{partition} hold placeholder ids, but "
+               "placeholders (KIP-409) are not enabled")
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
         if ctx.policy.placeholders_enabled:
             return
-        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
-            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} hold "
-                               "placeholder ids, but placeholders (KIP-409) are not enabled",
-                               at=where_replicas(owner, item), topic=topic, partition=partition)
+        for found in ctx.replica_lists(target).failing(holds_placeholder):
+            yield self.finding(self.say(replicas=ids(found.replicas), topic=found.topic,
+                                        partition=found.partition),
+                               at=found.where(), topic=found.topic, partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import has_placeholder, ids, one, say
+        return one(F.lit(not policy.placeholders_enabled) & has_placeholder(), say(
+            self.message, replicas=ids("replicas"), topic=F.col("topic"),
+            partition=F.col("partition")))

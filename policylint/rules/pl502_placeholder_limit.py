@@ -1,5 +1,6 @@
+from ..kafka import effective_min_isr, holds_placeholder
 from ..rule import Rule
-from .kafka import effective_min_isr, fmt_ids, profile_of, where_replicas, with_placeholders
+from ..words import ids, plural
 
 
 class PlaceholderLimit(Rule):
@@ -37,22 +38,47 @@ class PlaceholderLimit(Rule):
     targets = ("snapshot", "manifest")
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "max_per_partition": {"type": ["integer", "null"], "minimum": 0, "default": None}}}
+    message = "replicas {replicas} of {topic}-{partition} {problem}"
+    too_few = "have {real} real {replicas}, fewer than min(min.insync.replicas, RF) = {needed}"
+    too_many = "hold {held} placeholders, more than max_per_partition={max_per_partition}"
+    spark_frame = "partitions"
 
     def check(self, target, ctx, options):
         if not ctx.policy.placeholders_enabled:
             return
-        profile = profile_of(target, ctx)
+        profile = ctx.profile_for(target)
         limit = options["max_per_partition"]
-        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
+        for found in ctx.replica_lists(target).failing(holds_placeholder):
+            replicas = found.replicas
             real = sum(1 for r in replicas if r >= 0)
             held = len(replicas) - real
-            needed = min(effective_min_isr(owner.config, profile), len(replicas))
+            needed = min(effective_min_isr(found.owner.config, profile), len(replicas))
             if real < needed:
-                problem = (f"have {real} real replica{'s' if real != 1 else ''}, fewer than "
-                           f"min(min.insync.replicas, RF) = {needed}")
+                problem = self.too_few.format(real=real, replicas=plural(real, "replica"),
+                                              needed=needed)
             elif limit is not None and held > limit:
-                problem = f"hold {held} placeholders, more than max_per_partition={limit}"
+                problem = self.too_many.format(held=held, **options)
             else:
                 continue
-            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} {problem}",
-                               at=where_replicas(owner, item), topic=topic, partition=partition)
+            yield self.finding(self.say(replicas=ids(replicas), topic=found.topic,
+                                        partition=found.partition, problem=problem),
+                               at=found.where(), topic=found.topic, partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import has_placeholder, ids, one, plural, say
+        limit = options["max_per_partition"]
+        real = F.size(F.filter("replicas", lambda r: r >= 0))
+        held = F.size("replicas") - real
+        needed = F.least(F.col("min_isr"), F.size("replicas"))
+        too_few = real < needed
+        problem = F.when(too_few, say(self.too_few, real=real, replicas=plural(real, "replica"),
+                                      needed=needed))
+        broken = too_few
+        if limit is not None:
+            problem = problem.when(held > limit, say(self.too_many, held=held, **options))
+            broken = too_few | (held > limit)
+        return one(F.lit(policy.placeholders_enabled) & has_placeholder() & broken, say(
+            self.message, replicas=ids("replicas"), topic=F.col("topic"),
+            partition=F.col("partition"), problem=problem))

@@ -1,5 +1,6 @@
+from ..kafka import holds_placeholder
 from ..rule import Rule
-from .kafka import fmt_ids, where_replicas, with_placeholders
+from ..words import ids
 
 
 class PlaceholderMalformed(Rule):
@@ -29,12 +30,27 @@ class PlaceholderMalformed(Rule):
     name = "placeholder-malformed"
     severity = "error"
     targets = ("snapshot", "manifest")
+    message = "placeholders {held} of {topic}-{partition} should be {expected}"
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
-            held = [r for r in replicas if r < 0]
-            if len(set(held)) != len(held) or set(held) != set(range(-1, -len(held) - 1, -1)):
-                yield self.finding(f"placeholders {fmt_ids(held)} of {topic}-{partition} "
-                                   f"should be {fmt_ids(range(-1, -len(held) - 1, -1))}",
-                                   at=where_replicas(owner, item), topic=topic,
-                                   partition=partition)
+        for found in ctx.replica_lists(target).failing(holds_placeholder):
+            held = [r for r in found.replicas if r < 0]
+            expected = range(-1, -len(held) - 1, -1)
+            if len(set(held)) != len(held) or set(held) != set(expected):
+                yield self.finding(self.say(held=ids(held), topic=found.topic,
+                                            partition=found.partition, expected=ids(expected)),
+                                   at=found.where(), topic=found.topic,
+                                   partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import has_placeholder, ids, one, say
+        held = F.filter("replicas", lambda r: r < 0)
+        n = F.size(held)
+        well_formed = ((F.size(F.array_distinct(held)) == n) & (F.array_min(held) == -n)
+                       & (F.array_max(held) == -1))
+        return one(has_placeholder() & ~well_formed, say(
+            self.message, held=ids(held), topic=F.col("topic"), partition=F.col("partition"),
+            expected=ids(F.sequence(F.lit(-1), -n, F.lit(-1)))))

@@ -1,5 +1,6 @@
+from ..kafka import holds_placeholder
 from ..rule import Rule
-from .kafka import fmt_ids, where_replicas, with_placeholders
+from ..words import ids
 
 
 class PlaceholderLeader(Rule):
@@ -27,11 +28,24 @@ class PlaceholderLeader(Rule):
     name = "placeholder-leader"
     severity = "error"
     targets = ("snapshot", "manifest")
+    message = ("the preferred leader of {topic}-{partition} is placeholder {leader} "
+               "(replicas {replicas})")
+    spark_frame = "replica_sets"
 
     def check(self, target, ctx, options):
-        for topic, partition, replicas, owner, item, _ in with_placeholders(target, ctx):
-            if replicas[0] < 0:
-                doc, path = where_replicas(owner, item)
-                yield self.finding(f"the preferred leader of {topic}-{partition} is placeholder "
-                                   f"{replicas[0]} (replicas {fmt_ids(replicas)})",
-                                   at=(doc, path + (0,)), topic=topic, partition=partition)
+        for found in ctx.replica_lists(target).failing(holds_placeholder):
+            if found.replicas[0] < 0:
+                yield self.finding(self.say(topic=found.topic, partition=found.partition,
+                                            leader=found.replicas[0],
+                                            replicas=ids(found.replicas)),
+                                   at=found.where(0), topic=found.topic,
+                                   partition=found.partition)
+
+    def spark(self, options, policy):
+        from pyspark.sql import functions as F
+
+        from ..spark.expr import has_placeholder, ids, one, say
+        leader = F.element_at("replicas", 1)
+        return one(has_placeholder() & (leader < 0), say(
+            self.message, topic=F.col("topic"), partition=F.col("partition"), leader=leader,
+            replicas=ids("replicas")))

@@ -1,5 +1,6 @@
 from ..rule import Rule
-from .kafka import fmt_ids, with_placeholders
+from ..kafka import holds_placeholder
+from ..words import ids
 
 
 class PlaceholderInReassignment(Rule):
@@ -28,8 +29,8 @@ class PlaceholderInReassignment(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        for topic, partition, replicas, _, move, _ in with_placeholders(plan, ctx):
-            yield self.finding(f"replicas {fmt_ids(replicas)} of {topic}-{partition} target "
-                               "placeholder ids: Kafka rejects negative broker ids in a "
-                               "reassignment", at=plan.where(move, "replicas"), topic=topic,
-                               partition=partition)
+        for found in ctx.replica_lists(plan).failing(holds_placeholder):
+            yield self.finding(f"replicas {ids(found.replicas)} of {found.topic}-"
+                               f"{found.partition} target placeholder ids: Kafka rejects "
+                               "negative broker ids in a reassignment", at=found.where(),
+                               topic=found.topic, partition=found.partition)

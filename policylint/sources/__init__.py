@@ -160,6 +160,16 @@ def parse_files(files: list[tuple[Path, bool]], max_size: int = DEFAULT_MAX_FILE
     return parsed
 
 
+def load_bytes(name: str, data: bytes) -> Inputs:
+    """The model of one file given as bytes (read through another file system: Spark's)."""
+    try:
+        docs: list[Document] | ParseError = parse(
+            decode(name, data, os.path.splitext(name)[1].lower()))
+    except ParseError as exc:
+        docs = exc
+    return load([(name, False, docs)])
+
+
 def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
     """The model of parsed files; ``ahead`` may have validated some already."""
     inputs = Inputs()

@@ -1,27 +1,28 @@
 """The fleet audit: read the fleet, run the snapshot rules, apply the policy, write.
 
-Rules with a native implementation (``rules.NATIVE``) run as Spark SQL; any other rule
-that applies to snapshots (a plugin's) runs through ``fallback``. The policy applies
-exactly as in ``policylint lint``: enabled rules, severities, options, exemptions.
+A rule with a Spark form (``Rule.spark``) runs as Spark SQL (``native``); any other rule
+that applies to snapshots runs its ``check`` through ``fallback``, built-ins and plugins
+alike. The policy is compiled once, as for ``policylint lint``: enabled rules, severities,
+options, exemptions.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import sys
 from functools import reduce
 from typing import Callable
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
 from ..engine import selected_rules
-from ..policy import Policy
+from ..policy import CompiledPolicy, Policy
 from . import io
 from .fallback import run_locally
-from .rules import NATIVE, run_native
+from .native import run_native
 from .tables import KEY, Fleet
 
 SNAPSHOT_TARGETS = {"snapshot", "profile"}
@@ -64,35 +65,30 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
           engine: str = "native", stage: Callable[[str], None] = lambda _: None
           ) -> DataFrame:
     """The findings (``tables.FINDINGS``). ``engine="fallback"`` runs every rule through
-    the local engine (for comparison)."""
-    today = today or dt.date.today()
+    the generic Python path (for comparison)."""
     rules = [r for r in selected_rules(policy, select, ignore)
              if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
-    options = {r.code: policy.options(r) for r in rules}
-    native: dict[str, dict] = {}
-    local: dict[str, dict] = {}
-    for rule in rules:
-        if rule.code in ("PL100", "PL101"):
-            continue
-        if engine == "native" and rule.code in NATIVE:
-            stage(f"{rule.code} {rule.name}: Spark SQL")
-            native[rule.code] = options[rule.code]
-        else:
-            local[rule.code] = options[rule.code]
+    compiled = policy.compile(rules, today or dt.date.today())
+    checked = [r for r in rules if r.code not in ("PL100", "PL101")]
+    native = [(r, compiled.options[r.code]) for r in checked
+              if engine == "native" and r.spark_frame is not None]
+    local = [(r, compiled.options[r.code]) for r in checked
+             if not (engine == "native" and r.spark_frame is not None)]
     parts: list[DataFrame] = []
     if native:
-        parts.append(run_native(fleet, native, policy.placeholders_enabled))
+        stage(f"{', '.join(r.code for r, _ in native)}: Spark SQL")
+        parts.append(run_native(fleet, native, policy))
     if local:
-        stage(f"{', '.join(local)}: the generic Python path, one snapshot at a time")
-        parts.append(run_locally(fleet, local, policy.placeholders_enabled))
+        stage(f"{', '.join(r.code for r, _ in local)}: the generic Python path, one snapshot "
+              "at a time")
+        parts.append(run_locally(fleet, local, policy))
     raw = reduce(DataFrame.unionByName, parts) if parts else None
     sources = fleet.clusters.select(*KEY, "source")
     found = raw.join(F.broadcast(sources), KEY, "left") if raw is not None else None
-    codes = {r.code for r in rules}
-    quarantined = fleet.quarantined.where(F.col("rule").isin(sorted(codes & {"PL100",
-                                                                                "PL101"})))
+    quarantined = fleet.quarantined.where(F.col("rule").isin(
+        sorted(compiled.rules.keys() & {"PL100", "PL101"})))
     found = quarantined if found is None else found.unionByName(quarantined)
-    return _apply_policy(found, rules, policy, today)
+    return _apply_policy(found, compiled)
 
 
 def summarize(findings: DataFrame) -> DataFrame:
@@ -102,38 +98,28 @@ def summarize(findings: DataFrame) -> DataFrame:
             .agg(F.count("*").alias("findings")))
 
 
-def _apply_policy(found: DataFrame, rules, policy: Policy, today: dt.date) -> DataFrame:
-    names = F.create_map(*[F.lit(x) for r in rules for x in (r.code, r.name)])
-    severities = F.create_map(*[F.lit(x) for r in rules for x in (r.code, policy.severity(r))])
-    reason: Column = F.lit(None).cast("string")
-    for ex in reversed([e for e in policy.exemptions
-                        if e.expires is None or e.expires >= today]):
-        covered = (F.col("rule") == ex.rule) & F.col("topic").isNotNull() & reduce(
-            Column.__or__, [F.col("topic").rlike(glob_regex(g)) for g in ex.topics])
-        reason = F.when(covered, F.lit(ex.reason)).otherwise(reason)
+_EXEMPT = StructType([StructField(name, StringType(), False)
+                      for name in ("rule", "topic", "justification")])
+
+
+def _apply_policy(found: DataFrame, policy: CompiledPolicy) -> DataFrame:
+    """Names, severities and exemptions as ``policylint lint`` applies them: exemptions
+    are decided by the policy itself, once per distinct (rule, topic) of a finding."""
+    names = F.create_map(*[F.lit(x) for r in policy.rules.values() for x in (r.code, r.name)])
+    severities = F.create_map(*[F.lit(x) for item in policy.severities.items() for x in item])
+    exempted = sorted({e.rule for e in policy.exemptions})
+    if exempted:
+        found = found.persist()
+        pairs = (found.where(F.col("rule").isin(exempted) & F.col("topic").isNotNull())
+                 .select("rule", "topic").distinct().collect())
+        rows = [(rule, topic, exemption.reason) for rule, topic in pairs
+                if (exemption := policy.exemption(rule, topic)) is not None]
+        spark = found.sparkSession
+        found = found.join(F.broadcast(spark.createDataFrame(rows, _EXEMPT)),
+                           ["rule", "topic"], "left")
+    else:
+        found = found.withColumn("justification", F.lit(None).cast("string"))
     return found.select(
         "rule", names[F.col("rule")].alias("name"), severities[F.col("rule")].alias("severity"),
         "cluster", "captured_at", "topic", "partition", "message", "source",
-        reason.isNotNull().alias("suppressed"), reason.alias("justification"))
-
-
-def glob_regex(glob: str) -> str:
-    """A topic glob (fnmatch: ``*``, ``?``, ``[...]``) as an anchored Java regex."""
-    out, i = ["^"], 0
-    while i < len(glob):
-        c = glob[i]
-        if c == "*":
-            out.append(".*")
-        elif c == "?":
-            out.append(".")
-        elif c == "[" and glob.find("]", i + 2) > 0:  # a class holds one character at least
-            end = glob.find("]", i + 2)
-            body = glob[i + 1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
-            i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out) + "$"
+        F.col("justification").isNotNull().alias("suppressed"), "justification")

@@ -8,7 +8,7 @@ benchmark holds the native rules against. It is one generic Python step per snap
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import Any, Iterator
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -16,8 +16,9 @@ from pyspark.sql import functions as F
 from .tables import KEY, RAW_FINDINGS, Fleet
 
 
-def run_locally(fleet: Fleet, rules: dict[str, dict], placeholders: bool) -> DataFrame:
-    """RAW_FINDINGS of the rules (code -> options) over every snapshot of the fleet."""
+def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
+    """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
+    under the run's ``policy``."""
     partition = F.struct("partition", "replicas", "isr", "adding", "removing")
     parts = fleet.partitions.groupBy(*KEY, "topic").agg(
         F.collect_list(partition).alias("partitions"))
@@ -29,33 +30,29 @@ def run_locally(fleet: Fleet, rules: dict[str, dict], placeholders: bool) -> Dat
     snapshots = (fleet.clusters.join(brokers, KEY, "left").join(topics, KEY, "left"))
     spark = fleet.clusters.sparkSession
     found = snapshots.rdd.flatMap(
-        lambda row: _check(row.asDict(recursive=True), rules, placeholders))
+        lambda row: _check(row.asDict(recursive=True), rules, policy))
     return spark.createDataFrame(found, RAW_FINDINGS)
 
 
-def _check(row: dict, rules: dict[str, dict], placeholders: bool) -> Iterator[tuple]:
+def _check(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Iterator[tuple]:
     from ..engine import Context
-    from ..policy import Policy
-    from ..registry import all_rules
     from ..sources import SourceFile, parse, snapshot
 
     data = {"kind": "ClusterSnapshot", "version": 1, "cluster": row["cluster"],
             "brokers": [{"id": b["id"], "rack": b["rack"]} for b in row["brokers"] or ()],
             "config": row["config"] or {},
+            **({"kafka_version": row["kafka_version"]} if row["kafka_version"] else {}),
             "topics": [{"name": t["name"], "config": t["config"] or {},
                         "partitions": [_partition(p) for p in t["partitions"] or ()]}
                        for t in row["topics"] or ()]}
     doc = parse(SourceFile(row.get("source") or row["cluster"], json.dumps(data), "json"))[0]
     snap = snapshot.snapshot(doc, set(), set())
-    ctx = Context(policy=Policy(placeholders_enabled=placeholders), profile=snap.profile,
-                  snapshot=snap)
-    registered = all_rules()
-    for code, options in rules.items():
-        rule = registered[code]
+    ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
+    for rule, options in rules:
         for kind, target in (("snapshot", snap), ("profile", snap.profile)):
             if kind in rule.targets:
                 for f in rule.check(target, ctx, options):
-                    yield (code, row["cluster"], row["captured_at"], f.topic, f.partition,
+                    yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
                            f.message)
 
 

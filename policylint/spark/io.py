@@ -7,8 +7,6 @@ means to ``policylint lint``. Parsing is Python, once per file; the rules that f
 
 from __future__ import annotations
 
-import os
-
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
@@ -30,47 +28,39 @@ def read_snapshot_files(spark: SparkSession, path: str) -> Fleet:
 
 
 def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
-    """The table rows of one snapshot file; what cannot be read becomes PL100/PL101 rows."""
-    from ..schema import format_path
-    from ..sources import ParseError, split_errors, decode, detect, parse, snapshot
-    from ..sources.schemas import validator
-
-    name = path.rsplit("/", 1)[-1]
+    """The table rows of one snapshot file, read by ``policylint.sources`` as ``lint``
+    reads it; what cannot be read becomes PL100/PL101 rows."""
+    from ..sources import detect, load_bytes
 
     def row(table: str, values: tuple) -> tuple:
         return (table,) + tuple(values if t == table else None for t in _TABLES)
 
-    try:
-        docs = parse(decode(path, data, os.path.splitext(name)[1].lower()))
-    except ParseError as exc:
-        where = f"{path}:{exc.line}:{exc.column}" if exc.line else path
-        return [row("quarantined", ("PL100", None, None, None, None, exc.message, where))]
+    def key(data: dict) -> tuple[str | None, str]:
+        cluster, captured = data.get("cluster"), data.get("captured_at")
+        return (cluster if isinstance(cluster, str) else None,
+                captured if isinstance(captured, str) else "")
+
+    inputs = load_bytes(path, data)
     out = []
-    for doc in docs:
-        if detect(doc.data) != "snapshot":
-            continue
-        data_ = doc.data
-        cluster = data_.get("cluster") if isinstance(data_.get("cluster"), str) else None
-        captured = data_.get("captured_at") if isinstance(data_.get("captured_at"), str) else ""
-        errors = validator("snapshot").errors(data_)
-        for where, message in errors:
-            line, column = doc.locate(where) or (None, None)
-            out.append(row("quarantined", (
-                "PL101", cluster, captured, None, None, f"{format_path(where)}: {message}",
-                f"{path}:{line}:{column}" if line else path)))
-        bad, fatal = split_errors(errors, "topics", "partitions")
-        if fatal:
-            continue
-        snap = snapshot.snapshot(doc, {k[0] for k in bad if len(k) == 1},
-                                 {k for k in bad if len(k) == 2})
-        key = (snap.profile.name, captured)
-        out.append(row("clusters", key + (snap.profile.kafka_version,
-                                          _strings(snap.profile.config), path)))
-        out.extend(row("brokers", key + (b, rack)) for b, rack in snap.profile.brokers.items())
+    for finding in inputs.findings:
+        doc = finding.at[0] if finding.at else None
+        if doc is not None and detect(doc.data) != "snapshot":
+            continue  # another kind of document: not the audit's
+        finding.locate()
+        where = f"{path}:{finding.line}:{finding.column}" if finding.line else path
+        cluster, captured = key(doc.data) if doc is not None else (None, None)
+        out.append(row("quarantined", (finding.rule, cluster, captured, None, None,
+                                       finding.message, where)))
+    for snap in inputs.snapshots:
+        profile = snap.profile
+        keys = (profile.name, key(snap.doc.data)[1])
+        out.append(row("clusters", keys + (profile.kafka_version, _strings(profile.config),
+                                           path)))
+        out.extend(row("brokers", keys + (b, rack)) for b, rack in profile.brokers.items())
         for topic in snap.topics.values():
-            out.append(row("topics", key + (topic.name, _strings(topic.config))))
-            out.extend(row("partitions", key + (topic.name, p.partition, p.replicas, p.isr,
-                                                p.adding, p.removing))
+            out.append(row("topics", keys + (topic.name, _strings(topic.config))))
+            out.extend(row("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
+                                                 p.adding, p.removing))
                        for p in topic.partitions)
     return out
 

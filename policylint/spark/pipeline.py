@@ -31,7 +31,7 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
         f" from {source}")
     fleet = read(spark, source, input_format)
     findings = audit(fleet, chosen, select, ignore, engine=engine,
-                     stage=lambda s: say(f"rule {s}")).persist()
+                     stage=lambda s: say(f"rules {s}")).persist()
     say(f"writing findings to {output}/findings ({fmt}, partitioned by cluster)")
     io.write_findings(findings, output, fmt)
     summary = summarize(findings).orderBy("cluster", "captured_at", "rule", "severity")

@@ -1,4 +1,4 @@
-"""What changed between the manifests at the base ref and the working tree (diff mode).
+"""Diff mode: what changed between the manifests at the base ref and the working tree.
 
 Topics are matched by Kafka topic name, not by file: a topic moved to another file is the
 same topic, and a file may hold several topics.
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from ..model import ClusterProfile, TopicSpec
-from .kafka import as_int
+from .model import TopicSpec
 
 ALLOW_RF_CHANGE = "policylint.io/allow-rf-change"
 
@@ -46,13 +45,6 @@ def deleted(ctx) -> list[TopicSpec]:
             gone.add(spec.name)
             result.append(spec)
     return result
-
-
-def default_partitions(profile: ClusterProfile | None) -> int | None:
-    """The broker default partition count (num.partitions); Kafka's own default is 1."""
-    if profile is None:
-        return None
-    return as_int(profile.config.get("num.partitions", 1))
 
 
 def resolved(ctx, code: str, old: int | None, new: int | None,

@@ -1,0 +1,112 @@
+"""Kafka semantics: the terms of RULES.md (effective minISR, current RF, topic RF, racks),
+as pure functions of the model. Rules and engine views read them; they know no file format
+and no engine."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import compress
+from math import inf
+from operator import attrgetter, gt
+from typing import Any, Iterable, Iterator
+
+from .model import ClusterProfile, PartitionState, TopicSpec, TopicState, current_rf, \
+    is_reassigning, target_replicas
+
+# Snapshot partitions are read a topic at a time at C speed where nothing is reassigning
+# (the usual): these getters map over a million partitions without a Python call each.
+REPLICAS, ISR = attrgetter("replicas"), attrgetter("isr")
+ADDING, REMOVING = attrgetter("adding"), attrgetter("removing")
+
+
+def as_int(value: Any) -> int | None:
+    """Kafka config values come as strings or ints ("2" == 2)."""
+    return None if value is None else int(value)
+
+
+def effective_min_isr(config: dict, profile: ClusterProfile | None) -> int:
+    """The topic's min.insync.replicas, else the broker default, else 1."""
+    value = config.get("min.insync.replicas")
+    if value is None and profile is not None:
+        value = profile.config.get("min.insync.replicas")
+    return 1 if value is None else int(value)
+
+
+def default_rf(profile: ClusterProfile | None) -> int | None:
+    """The broker default replication factor; Kafka's own default is 1."""
+    if profile is None:
+        return None
+    return as_int(profile.config.get("default.replication.factor", 1))
+
+
+def default_partitions(profile: ClusterProfile | None) -> int | None:
+    """The broker default partition count (num.partitions); Kafka's own default is 1."""
+    if profile is None:
+        return None
+    return as_int(profile.config.get("num.partitions", 1))
+
+
+def manifest_rf(topic: TopicSpec, profile: ClusterProfile | None) -> int | None:
+    """A manifest's RF: as declared, else the cluster default (None: unknown)."""
+    return topic.rf if topic.rf is not None else default_rf(profile)
+
+
+def snapshot_topic_rf(topic: TopicState, manifest_rf_: int | None) -> int | None:
+    """The RF declared by the topic's manifest, else the most common current RF among the
+    topic's non-reassigning partitions (ties: the smallest)."""
+    if manifest_rf_ is not None:
+        return manifest_rf_
+    parts = topic.partitions
+    if any(map(ADDING, parts)) or any(map(REMOVING, parts)):
+        parts = [p for p in parts if not is_reassigning(p)]
+    counts = Counter(replica_counts(parts))
+    if not counts:
+        return None
+    best = max(counts.values())
+    return min(rf for rf, n in counts.items() if n == best)
+
+
+def smallest_rf(topic: TopicState) -> int | None:
+    return min(current_rfs(topic.partitions), default=None)
+
+
+def replica_counts(parts: list[PartitionState]) -> Iterator[int]:
+    """|replicas| of each partition."""
+    return map(len, map(REPLICAS, parts))
+
+
+def current_rfs(parts: list[PartitionState]) -> Iterable[int]:
+    """KIP-860 current RF of each partition."""
+    return map(current_rf, parts) if any(map(REMOVING, parts)) else replica_counts(parts)
+
+
+def final_lists(parts: list[PartitionState]) -> list[list[int]]:
+    """Target replicas of each partition."""
+    return list(map(target_replicas if any(map(REMOVING, parts)) else REPLICAS, parts))
+
+
+def isr_sizes(parts: list[PartitionState]) -> list[float]:
+    """|ISR| of each partition; infinite where unknown, so that it is never too small."""
+    isrs = list(map(ISR, parts))
+    return list(map(len, isrs)) if None not in isrs else \
+        [inf if isr is None else len(isr) for isr in isrs]
+
+
+def lagging(parts: list[PartitionState]) -> list[PartitionState]:
+    """Partitions with fewer in-sync replicas than replicas (where the ISR is known)."""
+    return list(compress(parts, map(gt, replica_counts(parts), isr_sizes(parts))))
+
+
+def rack_counts(replicas: Iterable[int], racks: dict[int, str | None]) -> Counter:
+    """Replicas per rack; placeholders, unknown brokers and brokers without rack don't count."""
+    return Counter(rack for rack in map(racks.get, replicas) if rack is not None)
+
+
+def moves_data(replicas: list[int], state: PartitionState) -> bool:
+    """Whether a plan entry changes a partition's replicas (not just restates them)."""
+    return replicas != target_replicas(state)
+
+
+def holds_placeholder(replicas: tuple[int, ...]) -> bool:
+    """Whether a replica list names a placeholder (a negative id, KIP-409)."""
+    return bool(replicas) and min(replicas) < 0

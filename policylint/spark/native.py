@@ -1,0 +1,179 @@
+"""The frames the Spark forms of rules read, and the run of those forms over a fleet.
+
+A rule's Spark form (``Rule.spark``) is a ``Verdict`` over the rows of one frame
+(``Rule.spark_frame``); the frames are built once per audit, so that the rules of a frame
+share one pass:
+
+- ``replica_sets``: each distinct replica list of a cluster (with ``removing``, so its
+  ``target``) and the cluster's brokers (``broker_ids``, ``rack_of``, ``racks``). Rules that
+  depend on nothing else are decided here, once per list rather than once per partition,
+  and only the partitions with a failing list are joined back for their messages;
+- ``partitions``: a partition (``topic``, ``partition``, ``replicas``, ``isr``, ``adding``,
+  ``removing``, ``target``, ``reassigning``, ``current_rf``) with its topic's ``topic_rf``
+  and ``min_isr``;
+- ``topics``: per topic, ``rf_min`` (smallest current RF), ``topic_rf``, ``min_isr``,
+  ``rf_shares`` and ``leader_shares`` (preferred leaders per rack), with the cluster's
+  ``racks`` and ``n_brokers``;
+- ``clusters``: per snapshot, ``no_rack`` (brokers without a rack) and ``n_brokers``.
+
+Every row also has ``cluster`` and ``captured_at``. Higher-order functions (lambdas) are
+interpreted, not compiled: conditions avoid them where a plain function does, and messages
+are built only for the rows that break a rule.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from .expr import Verdict
+from .tables import KEY, Fleet
+
+
+def cluster_brokers(fleet: Fleet) -> DataFrame:
+    """Per snapshot: broker ids, broker -> rack, racks, broker defaults."""
+    brokers = fleet.brokers.groupBy(*KEY).agg(
+        F.sort_array(F.collect_list("id")).alias("broker_ids"),
+        F.map_from_entries(F.collect_list(F.struct("id", "rack"))).alias("rack_of"),
+        F.sort_array(F.collect_set("rack")).alias("racks"))
+    return (fleet.clusters.select(*KEY, F.col("config").alias("cluster_config"))
+            .join(brokers, KEY, "left")
+            .select(*KEY, "cluster_config",
+                    F.coalesce("broker_ids", F.array().cast("array<int>")).alias("broker_ids"),
+                    F.coalesce("rack_of", F.create_map().cast("map<int,string>"))
+                    .alias("rack_of"),
+                    F.coalesce("racks", F.array().cast("array<string>")).alias("racks")))
+
+
+def with_replica_state(partitions: DataFrame) -> DataFrame:
+    """KIP-860 terms: target replicas (replicas - removing), reassigning, current RF."""
+    return (partitions
+            .withColumn("target", F.expr(
+                "IF(size(removing) = 0, replicas, "
+                "filter(replicas, r -> NOT array_contains(removing, r)))"))
+            .withColumn("reassigning", (F.size("adding") > 0) | (F.size("removing") > 0))
+            .withColumn("current_rf", F.size("target")))
+
+
+def _tally(values: str) -> str:
+    """SQL: (value, partitions) for each distinct ``values`` of a topic's ``groups``."""
+    return (f"transform(array_distinct(filter(transform(groups, g -> g.{values}), "
+            f"v -> v IS NOT NULL)), v -> struct(v AS value, aggregate(filter(groups, "
+            f"g -> g.{values} = v), 0L, (n, g) -> n + g.partitions) AS n))")
+
+
+def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> DataFrame:
+    """Per topic with partitions: what the topic-level rules and PL204/PL502 need. The
+    partitions are first counted per (RF, leader rack) group, so that the per-topic
+    arithmetic runs over a handful of groups, not over every partition."""
+    leader = F.expr("rack_of[try_element_at(target, 1)]")
+    groups = (partitions.join(brokers.select(*KEY, "rack_of"), KEY)
+              .groupBy(*KEY, "topic",
+                       F.when(~F.col("reassigning"), F.size("replicas")).alias("steady"),
+                       "current_rf", leader.alias("leader_rack"))
+              .agg(F.count("*").alias("partitions")))
+    per_topic = groups.groupBy(*KEY, "topic").agg(
+        F.min("current_rf").alias("rf_min"),
+        F.collect_list(F.struct("steady", "current_rf", "leader_rack", "partitions"))
+        .alias("groups"))
+    # the most common steady RF, ties to the smallest: the largest (n, -value)
+    topic_rf = F.expr(f"-array_max(transform({_tally('steady')}, "
+                      "t -> struct(t.n AS n, -t.value AS neg))).neg")
+    rf_shares = F.expr(f"array_sort(transform({_tally('current_rf')}, "
+                       "t -> struct(t.value AS rf, t.n AS n)))")
+    leaders = F.expr("transform(racks, r -> struct(r AS rack, aggregate(filter(groups, "
+                     "g -> g.leader_rack = r), 0L, (n, g) -> n + g.partitions) AS n))")
+    min_isr = F.expr("try_cast(coalesce(try_element_at(config, 'min.insync.replicas'), "
+                     "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
+    return (per_topic.join(fleet.topics, KEY + ["topic"], "left").join(brokers, KEY)
+            .select(*KEY, "topic", "rf_min", topic_rf.alias("topic_rf"),
+                    min_isr.alias("min_isr"), rf_shares.alias("rf_shares"),
+                    leaders.alias("leader_shares"), "racks",
+                    F.size("broker_ids").alias("n_brokers")))
+
+
+def cluster_frame(fleet: Fleet) -> DataFrame:
+    return fleet.brokers.groupBy(*KEY).agg(
+        F.sort_array(F.collect_list(F.when(F.col("rack").isNull(), F.col("id"))))
+        .alias("no_rack"),
+        F.count("*").alias("n_brokers"))
+
+
+def findings(frame: DataFrame, rules: dict[str, Column], topic: bool = True,
+             partition: bool = True) -> DataFrame:
+    """RAW_FINDINGS rows of the messages (code -> array<string> or null) of one frame."""
+    def tag(code: str, messages: Column) -> Column:
+        return F.transform(messages, lambda m: F.struct(F.lit(code).alias("rule"),
+                                                        m.alias("message")))
+    # null, the common case, drops out without a lambda call
+    found = F.flatten(F.array_compact(F.array(*[
+        F.when(messages.isNotNull(), tag(code, messages)) for code, messages in rules.items()])))
+    exploded = frame.select("*", F.explode(found).alias("found"))
+    return exploded.select(
+        F.col("found.rule").alias("rule"), *KEY,
+        (F.col("topic") if topic else F.lit(None).cast("string")).alias("topic"),
+        (F.col("partition") if partition else F.lit(None).cast("int")).alias("partition"),
+        F.col("found.message").alias("message"))
+
+
+def judged(verdicts: dict[str, Verdict]) -> dict[str, Column]:
+    return {code: F.when(v.broken, v.messages) for code, v in verdicts.items()}
+
+
+# topics whose (topic_rf, min_isr) are sent to every executor rather than shuffled with
+# the partitions: about 60 bytes each
+BROADCAST_TOPICS = 500_000
+
+
+def failing_replica_sets(state: DataFrame, brokers: DataFrame, rules: dict[str, Verdict]
+                         ) -> DataFrame:
+    """The distinct replica lists of each cluster that break a replica-set rule, with one
+    ``_<code>`` flag per rule; columns are prefixed with ``_`` and ``_failing_set`` is the
+    hash of replicas and removing (``_set``) that the partitions join on."""
+    # cached: the conditions must run on the distinct lists; the optimizer would otherwise
+    # push those that read only the list below the de-duplication, onto every partition
+    sets = (state.select(*KEY, "_set", "replicas", "removing", "target")
+            .dropDuplicates(KEY + ["_set", "replicas", "removing"]).join(brokers, KEY)
+            .persist())
+    return (sets.select(*[F.col(k).alias(f"_{k}") for k in KEY + ["replicas", "removing"]],
+                        F.col("_set").alias("_failing_set"),
+                        *[v.broken.alias(f"_{code}") for code, v in rules.items()])
+            .where(" OR ".join(f"_{code}" for code in rules)))
+
+
+def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
+    """RAW_FINDINGS of the Spark forms of ``rules`` ((rule, options) pairs) under
+    ``policy``: one pass over the partitions for the replica-set and partition rules, one
+    over topics, one over clusters."""
+    levels: dict[str, dict[str, Verdict]] = {
+        "replica_sets": {}, "partitions": {}, "topics": {}, "clusters": {}}
+    for rule, options in rules:
+        levels[rule.spark_frame][rule.code] = rule.spark(options, policy)
+    brokers = F.broadcast(cluster_brokers(fleet))
+    state = (with_replica_state(fleet.partitions)
+             .withColumn("_set", F.xxhash64("replicas", "removing")).persist())
+    parts = []
+    topics = topic_frame(state, fleet, brokers).persist()
+    if levels["replica_sets"] or levels["partitions"]:
+        per_topic = topics.select(*KEY, "topic", "topic_rf", "min_isr")
+        if topics.count() <= BROADCAST_TOPICS:  # cached anyway: the count is cheap
+            per_topic = F.broadcast(per_topic)
+        rows = state.join(per_topic, KEY + ["topic"])
+        rules = judged(levels["partitions"])
+        if levels["replica_sets"]:
+            failing = failing_replica_sets(state, brokers, levels["replica_sets"])
+            same = [F.col(k) == F.col(f"_{k}") for k in KEY + ["replicas", "removing"]]
+            rows = (rows.join(F.broadcast(failing), [F.col("_set") == F.col("_failing_set")]
+                              + same, "left")
+                    .join(brokers, KEY))
+            rules |= {code: F.when(F.coalesce(F.col(f"_{code}"), F.lit(False)), v.messages)
+                      for code, v in levels["replica_sets"].items()}
+        parts.append(findings(rows, rules))
+    if levels["topics"]:
+        parts.append(findings(topics, judged(levels["topics"]), partition=False))
+    if levels["clusters"]:
+        parts.append(findings(cluster_frame(fleet), judged(levels["clusters"]), False, False))
+    return reduce(DataFrame.unionByName, parts)
