@@ -6,7 +6,8 @@ import gc
 import os
 import re
 import sys
-from typing import List, Optional
+from contextlib import contextmanager
+from typing import Iterator, List, Optional
 
 import typer
 
@@ -19,14 +20,33 @@ app = typer.Typer(
          "cluster snapshots.\n\nExit status: 0 no finding at or above --fail-on, 1 findings, "
          "2 usage, policy or internal error.")
 
-FORMATS = ("text", "json", "sarif", "github", "markdown")
 FAIL_ON = ("error", "warning", "note")
-_PROCESS = {"own": False}  # main() owns the process: lint may end it without freeing the model
 
 
 def _fail(message: str) -> None:
     typer.echo(f"policylint: error: {message}", err=True)
     raise typer.Exit(2)
+
+
+@contextmanager
+def _exit_2_on_errors(what: str) -> Iterator[None]:
+    """A problem with the call (input, policy, a rule plugin) is exit 2 with one line; so is
+    a bug, with the traceback on request."""
+    from .policy import PolicyError
+    from .registry import RegistryError
+    from .sources import InputError
+    try:
+        yield
+    except (InputError, PolicyError, RegistryError) as exc:
+        _fail(str(exc))
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if os.environ.get("POLICYLINT_DEBUG"):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0]
+        _fail(f"{what}: {type(exc).__name__}: {first} (set POLICYLINT_DEBUG=1 for the "
+              "traceback, and please report it)")
 
 
 def _codes(values: Optional[List[str]]) -> list[str]:
@@ -40,10 +60,15 @@ def _size(text: str) -> int:
     return int(match.group(1)) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[match.group(2)]
 
 
+def _formats() -> list[str]:
+    from .registry import reporter_formats
+    return list(reporter_formats())
+
+
 def _report(spec: str) -> tuple[str, str]:
     fmt, sep, file = spec.partition(":")
-    if not sep or not file or fmt not in FORMATS:
-        _fail(f"--report takes FORMAT:FILE with FORMAT one of {', '.join(FORMATS)}, not "
+    if not sep or not file or fmt not in _formats():
+        _fail(f"--report takes FORMAT:FILE with FORMAT one of {', '.join(_formats())}, not "
               f"{spec!r}")
     return fmt, file
 
@@ -105,14 +130,11 @@ def lint(
                                          help="Colour text output (default: on a terminal)."),
 ) -> None:
     """Lint topic manifests, reassignment plans and cluster snapshots."""
-    from .policy import PolicyError
-    from .registry import RegistryError
     from .reporters import render, write
-    from .sources import InputError
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if fmt not in FORMATS:
-        _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt not in _formats():
+        _fail(f"--format must be one of {', '.join(_formats())}, not {fmt!r}")
     extra = [_report(spec) for spec in reports or []]
     if fail_on not in FAIL_ON:
         _fail(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
@@ -121,36 +143,20 @@ def lint(
     except typer.BadParameter as exc:
         _fail(f"--max-file-size: {exc}")
     from .linter import lint as run_lint
-    if _PROCESS["own"]:
-        # A lint process is short and makes no garbage cycles worth a collection, and a
-        # collection would walk every object of the model: seconds for a large plan.
-        gc.disable()
-    try:
+    with _exit_2_on_errors("internal error"):
         result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
                           select=_codes(select), ignore=_codes(ignore),
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base)
-    except (InputError, PolicyError, RegistryError) as exc:
-        _fail(str(exc))
-    except Exception as exc:  # a bug: one line, and the traceback on request
-        if os.environ.get("POLICYLINT_DEBUG"):
-            raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set POLICYLINT_DEBUG=1 for the "
-              "traceback, and please report it)")
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
-    for report_fmt, file in extra:
-        try:
-            write(file, render(report_fmt, result))
-        except OSError as exc:
-            _fail(f"--report {report_fmt}:{file}: {exc.strerror or exc}")
-    sys.stdout.write(render(fmt, result, color=use_color))
-    code = 1 if result.failed(fail_on) else 0
-    if _PROCESS["own"]:
-        # Freeing a model of millions of objects one by one takes seconds; the system
-        # reclaims the memory of an ending process at once.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    raise typer.Exit(code)
+    with _exit_2_on_errors("internal error"):  # a reporter plugin may fail
+        for report_fmt, file in extra:
+            try:
+                write(file, render(report_fmt, result))
+            except OSError as exc:
+                _fail(f"--report {report_fmt}:{file}: {exc.strerror or exc}")
+        output = render(fmt, result, color=use_color)
+    sys.stdout.write(output)
+    raise typer.Exit(1 if result.failed(fail_on) else 0)
 
 
 @app.command()
@@ -190,8 +196,6 @@ def audit(
                                                "severe (default: never; an audit reports)."),
 ) -> None:
     """Audit a fleet of cluster snapshots on Apache Spark (needs policylint[spark])."""
-    from .policy import PolicyError
-    from .registry import RegistryError
     for name, value, allowed in (("--input-format", input_format, ("files", "parquet", "json")),
                                  ("--format", fmt, ("parquet", "json")),
                                  ("--engine", engine, ("native", "fallback")),
@@ -203,17 +207,10 @@ def audit(
     except ImportError:
         _fail("policylint audit needs pyspark: pip install 'policylint[spark]'")
     from .spark.pipeline import run_audit
-    try:
+    with _exit_2_on_errors("audit failed"):  # Spark's errors are long: the first line says what
         code = run_audit(source, output, input_format=input_format, fmt=fmt, master=master,
                          policy=policy, select=_codes(select), ignore=_codes(ignore),
                          report=report, engine=engine, fail_on=fail_on)
-    except (PolicyError, RegistryError) as exc:
-        _fail(str(exc))
-    except Exception as exc:  # Spark's own errors are long; the first line says what
-        if os.environ.get("POLICYLINT_DEBUG"):
-            raise
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        _fail(f"audit failed: {first} (set POLICYLINT_DEBUG=1 for the traceback)")
     raise typer.Exit(code)
 
 
@@ -221,7 +218,9 @@ def audit(
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""
     from .registry import all_rules
-    rows = [(r.code, r.name, r.severity, r.summary()) for r in all_rules().values()]
+    with _exit_2_on_errors("internal error"):
+        rules = all_rules()
+    rows = [(r.code, r.name, r.severity, r.summary()) for r in rules.values()]
     width = max(len(name) for _, name, _, _ in rows)
     for code, name, severity, summary in rows:
         typer.echo(f"{code}  {name:<{width}}  {severity:<7}  {summary}")
@@ -231,7 +230,8 @@ def list_rules() -> None:
 def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")) -> None:
     """Show a rule's documentation."""
     from .registry import find
-    found = find(rule)
+    with _exit_2_on_errors("internal error"):
+        found = find(rule)
     if found is None:
         _fail(f"no rule {rule!r} (see 'policylint rules')")
     import inspect
@@ -240,9 +240,22 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")
 
 
 def main() -> None:
-    _PROCESS["own"] = True
+    """The ``policylint`` process. It alone decides how the process runs and ends: a run
+    builds millions of small objects and no garbage cycles worth collecting, so the cyclic
+    collector, which would walk the whole model again and again (seconds for a large plan),
+    stays off; and at the end the process exits without freeing the model object by object.
+    (Spark's JVM ends when this process does: it watches its standard input.)"""
+    gc.disable()
     try:
         app()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except BrokenPipeError:  # `policylint lint | head`
-        sys.stderr.close()
-        sys.exit(1)
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 1
+    os._exit(code)

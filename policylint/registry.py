@@ -1,15 +1,27 @@
-"""Rules are found through the ``policylint.rules`` entry point group, built-ins included."""
+"""Rules and reporters are found through entry points, built-ins included.
+
+A ``policylint.rules`` entry point names a Rule class (``ACME001 = "acme.naming:TopicNaming"``)
+or a package of rule modules (``acme = "acme.rules"``): each module of that package is
+imported and every Rule class it defines is registered, so that adding a rule to a pack is
+adding its module. A ``policylint.reporters`` entry point names a module with
+``render(result, **options) -> str``; its name is the ``--format``.
+"""
 
 from __future__ import annotations
 
+import pkgutil
 import re
 from functools import lru_cache
-from importlib.metadata import entry_points
+from importlib import import_module
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
+from typing import Any, Iterator
 
 from .model import SEVERITIES
-from .rule import TARGETS, Rule
+from .rule import SPARK_FRAMES, TARGETS, Rule
 
 GROUP = "policylint.rules"
+REPORTERS = "policylint.reporters"
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{3,4}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -23,38 +35,72 @@ def all_rules() -> dict[str, Rule]:
     """Every registered rule by code, sorted by code."""
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
-    for ep in entry_points(group=GROUP):
-        try:
-            cls = ep.load()
-        except Exception as exc:  # a broken plugin must not look like a lint result
-            raise RegistryError(f"rule plugin {ep.name} ({ep.value}) failed to load: "
-                                f"{exc}") from None
-        _check(cls, ep.value)
-        if cls.code in rules and type(rules[cls.code]) is not cls:
-            raise RegistryError(f"rule code {cls.code} is registered twice "
-                                f"({type(rules[cls.code]).__module__} and {cls.__module__})")
-        if cls.name in names and names[cls.name] != cls.code:
-            raise RegistryError(f"rule name {cls.name} is used by {names[cls.name]} and "
-                                f"{cls.code}")
-        rules[cls.code] = cls()
-        names[cls.name] = cls.code
+    for ep in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
+        for cls in _rule_classes(ep):
+            if cls.code in rules and type(rules[cls.code]) is not cls:
+                raise RegistryError(f"rule code {cls.code} is registered twice "
+                                    f"({type(rules[cls.code]).__module__} and {cls.__module__})")
+            if cls.name in names and names[cls.name] != cls.code:
+                raise RegistryError(f"rule name {cls.name} is used by {names[cls.name]} and "
+                                    f"{cls.code}")
+            rules[cls.code] = cls()
+            names[cls.name] = cls.code
     return dict(sorted(rules.items()))
 
 
-def _check(cls: type, where: str) -> None:
+def _rule_classes(ep: EntryPoint) -> Iterator[type[Rule]]:
+    where = f"rule plugin {ep.name} ({ep.value})"
+    loaded = _load(ep, where)
+    if not isinstance(loaded, ModuleType):
+        _check(loaded, where)
+        yield loaded
+        return
+    modules = [loaded] + [_load_module(f"{loaded.__name__}.{info.name}", where)
+                          for info in pkgutil.iter_modules(getattr(loaded, "__path__", []))]
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule \
+                    and value.__module__ == module.__name__:
+                _check(value, f"{where}: {module.__name__}.{value.__name__}")
+                yield value
+
+
+def _load(ep: EntryPoint, where: str) -> Any:
+    try:
+        return ep.load()
+    except Exception as exc:  # a broken plugin must not look like a lint result
+        raise RegistryError(f"{where} failed to load: {type(exc).__name__}: "
+                            f"{_first_line(exc)}") from None
+
+
+def _load_module(name: str, where: str) -> ModuleType:
+    try:
+        return import_module(name)
+    except Exception as exc:
+        raise RegistryError(f"{where} failed to load {name}: {type(exc).__name__}: "
+                            f"{_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
+def _check(cls: Any, where: str) -> None:
     if not (isinstance(cls, type) and issubclass(cls, Rule)):
         raise RegistryError(f"{where} is not a policylint Rule")
     problems = []
-    if not _CODE.fullmatch(getattr(cls, "code", "")):
+    if not _CODE.fullmatch(str(getattr(cls, "code", ""))):
         problems.append("code must look like PL123")
-    if not _NAME.fullmatch(getattr(cls, "name", "")):
+    if not _NAME.fullmatch(str(getattr(cls, "name", ""))):
         problems.append("name must be lower-case words joined by '-'")
     if cls.severity not in SEVERITIES:
         problems.append(f"severity must be one of {', '.join(SEVERITIES)}")
-    if set(cls.targets) - set(TARGETS):
-        problems.append(f"targets must be among {', '.join(TARGETS)}")
+    if not isinstance(cls.targets, tuple) or set(cls.targets) - set(TARGETS):
+        problems.append(f"targets must be a tuple among {', '.join(TARGETS)}")
+    if cls.spark_frame is not None and cls.spark_frame not in SPARK_FRAMES:
+        problems.append(f"spark_frame must be one of {', '.join(SPARK_FRAMES)}")
     if problems:
-        raise RegistryError(f"rule {where}: " + "; ".join(problems))
+        raise RegistryError(f"{where}: " + "; ".join(problems))
 
 
 def find(key: str) -> Rule | None:
@@ -76,3 +122,18 @@ def check_selectors(selectors: list[str]) -> None:
     unknown = [s for s in selectors if not any(matches(r, [s]) for r in rules)]
     if unknown:
         raise RegistryError(f"no rule matches {', '.join(unknown)} (see 'policylint rules')")
+
+
+@lru_cache(maxsize=1)
+def reporter_formats() -> dict[str, EntryPoint]:
+    """Output formats by name."""
+    return {ep.name: ep for ep in entry_points(group=REPORTERS)}
+
+
+def reporter(fmt: str) -> ModuleType:
+    """The module that renders ``fmt``."""
+    where = f"reporter plugin {fmt} ({reporter_formats()[fmt].value})"
+    module = _load(reporter_formats()[fmt], where)
+    if not callable(getattr(module, "render", None)):
+        raise RegistryError(f"{where} has no render(result, **options)")
+    return module

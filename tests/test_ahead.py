@@ -10,7 +10,7 @@ import pytest
 
 from policylint import sources
 from policylint.linter import lint
-from policylint.sources import InputError, ahead
+from policylint.sources import InputError, ahead, loader
 
 PLAN = {"version": 1, "partitions": [
     {"topic": "orders", "partition": p, "replicas": [1, 2, 3]} for p in range(6)] + [
@@ -85,6 +85,6 @@ def test_a_failing_helper_leaves_validation_to_this_process(files, helper_used, 
             raise RuntimeError("the helper breaks")
         return sources.schema_errors(data)
     parent = os.getpid()
-    monkeypatch.setattr(sources, "schema_errors", broken)
+    monkeypatch.setattr(loader, "schema_errors", broken)
     assert findings(lint(["plan.json", "other.json", "snapshot.json"])) == expected
     assert helper_used and not any(found for _, found in helper_used)

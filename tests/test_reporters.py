@@ -13,7 +13,8 @@ from policylint.cli import app
 from policylint.engine import Result
 from policylint.linter import lint
 from policylint.model import Finding
-from policylint.reporters import FORMATS, render
+from policylint.registry import reporter_formats
+from policylint.reporters import render
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -29,7 +30,10 @@ def examples(monkeypatch):
                 policy="examples/policylint.yaml", today=dt.date(2026, 11, 21))
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+BUILT_IN = [name for name, ep in reporter_formats().items() if ep.value.startswith("policylint.")]
+
+
+@pytest.mark.parametrize("fmt", BUILT_IN)
 def test_golden(fmt, examples):
     """Set POLICYLINT_UPDATE_GOLDEN=1 to rewrite the golden files after a deliberate change."""
     output = render(fmt, examples)

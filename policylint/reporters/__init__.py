@@ -1,17 +1,16 @@
-"""Output formats. Each module has ``render(result, **options) -> str``."""
+"""Output formats. Each is a module with ``render(result, **options) -> str``, registered in
+the ``policylint.reporters`` entry point group (the built-in ones too)."""
 
 from __future__ import annotations
 
 import os
 from functools import lru_cache
-from importlib import import_module
 from pathlib import Path
-
-FORMATS = ("text", "json", "sarif", "github", "markdown")
 
 
 def render(fmt: str, result, **options) -> str:
-    return import_module(f"{__name__}.{fmt}").render(result, **options)
+    from ..registry import reporter
+    return reporter(fmt).render(result, **options)
 
 
 @lru_cache(maxsize=None)

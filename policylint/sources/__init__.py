@@ -41,10 +41,20 @@ class Inputs:
     snapshots: list[Snapshot] = field(default_factory=list)
     kafkas: list[Document] = field(default_factory=list)
     pools: list[Document] = field(default_factory=list)
+    #: the cluster context: ``--cluster``, else the one cluster description linted
+    profile: ClusterProfile | None = None
+    snapshot: Snapshot | None = None
+    #: the ``--current`` assignment: (topic, partition) -> replicas
+    current: dict[tuple[str, int], list[int]] | None = None
 
     def profiles(self) -> list[ClusterProfile]:
         """Cluster profiles of the Strimzi ``Kafka`` resources."""
         return strimzi.cluster_profiles(self.kafkas, self.pools)
+
+    def targets(self) -> dict[str, list]:
+        """What the rules check, by target kind (see ``policylint.rule``)."""
+        return {"manifest": self.manifests, "plan": self.plans, "snapshot": self.snapshots,
+                "profile": [s.profile for s in self.snapshots] + self.profiles()}
 
 
 def display_name(path: Path) -> str:
@@ -127,10 +137,8 @@ def detect(data: object) -> str | None:
 
 def source_finding(code: str, message: str, file: str, line: int | None = None,
                    column: int | None = None, at: tuple | None = None) -> Finding:
-    names = {"PL100": "parse-error", "PL101": "schema-violation", "PL102": "unknown-document"}
-    severity = "warning" if code == "PL102" else "error"
-    return Finding(code, names[code], severity, message, at=at, file=file, line=line,
-                   column=column)
+    """A PL100-PL102 finding; the engine names and ranks it from its rule, like any other."""
+    return Finding(code, "", "", message, at=at, file=file, line=line, column=column)
 
 
 def schema_errors(data: object) -> list | None:
