@@ -1,50 +1,41 @@
 import os
 import shutil
 import subprocess
-import textwrap
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
-import yaml
+
+from policylint import testing
+from policylint.testing import git, git_commit, write_files  # noqa: F401  (for the tests)
 
 CASES = Path(__file__).parent / "cases"
+PLUGIN = Path(__file__).parents[1] / "examples" / "plugin"
+#: the built-in rule pack: tests of it select it, so that they hold with other packs installed
+BUILT_IN = ["PL"]
+
+
+def pytest_configure(config):
+    """The suite runs with a third-party rule pack installed: the example pack, built into a
+    temporary directory on the path of this process and of every process it starts. Tests
+    of the built-in pack select it (BUILT_IN); the pack's own tests run in the suite too."""
+    work = Path(tempfile.mkdtemp(prefix="policylint-plugin-"))
+    shutil.copytree(PLUGIN, work / "src", ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--no-build-isolation", "--target", str(work / "site"), str(work / "src")],
+                   check=True, capture_output=True)
+    sys.path.insert(0, str(work / "site"))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(work / "site"), os.environ.get("PYTHONPATH")) if p)
+    from policylint import registry
+    registry.all_rules.cache_clear()
+    registry.reporter_formats.cache_clear()
 
 
 def load_cases():
-    """(rule, case) for every case of every case file, with readable ids."""
-    return list(_cases())
-
-
-def _cases():
-
-    for path in sorted(CASES.glob("*.yaml")):
-        spec = yaml.safe_load(path.read_text())
-        for i, case in enumerate(spec["cases"]):
-            yield pytest.param(spec["rule"], case, id=f"{path.stem}-{i}-{case['name']}")
-
-
-def write_files(root: Path, files: dict) -> None:
-    for name, content in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            target.write_text(textwrap.dedent(content))
-        else:  # raw bytes given as a list of ints or via `bytes:`
-            target.write_bytes(bytes(content["bytes"]))
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout
-
-
-def git_commit(root: Path, message: str) -> None:
-    """Commit everything under ``root``, making it a git repository first if need be."""
-    if not (root / ".git").exists():
-        git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=policylint", "-c", "user.email=policylint@example.com",
-        "commit", "-q", "--allow-empty", "-m", message)
+    """(rule, case) for every case of the built-in rules' case files."""
+    return testing.load_cases(CASES)
 
 
 @pytest.fixture(scope="session")
@@ -62,9 +53,6 @@ def spark():
         if os.environ.get("POLICYLINT_REQUIRE_SPARK"):
             pytest.fail(f"Spark tests required but cannot run: {missing}")
         pytest.skip(missing)
-    from policylint.spark.audit import session
-    spark = session("local[2]")
-    spark.sparkContext.setLogLevel("ERROR")
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    spark = testing.spark_session("local[2]")
     yield spark
     spark.stop()

@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from policylint import __version__
 from policylint.cli import app
 
+from conftest import BUILT_IN
+
 SNAPSHOT = """kind: ClusterSnapshot
 version: 1
 cluster: prod
@@ -43,6 +45,8 @@ def repo(tmp_path, monkeypatch):
 
 
 def invoke(*args):
+    if args[0] == "lint" and "--select" not in args:
+        args += ("--select", ",".join(BUILT_IN))
     return CliRunner().invoke(app, list(args))
 
 
@@ -134,7 +138,7 @@ def test_python_m_and_version(repo):
     out = subprocess.run([sys.executable, "-m", "policylint", "--version"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"policylint {__version__}"
-    out = subprocess.run([sys.executable, "-m", "policylint", "lint", "topics"],
+    out = subprocess.run([sys.executable, "-m", "policylint", "lint", "topics", "--select", "PL"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "PL302" in out.stdout
 

@@ -22,6 +22,10 @@ import yaml
 
 from conftest import git, git_commit, write_files
 
+# the hook and the action install policylint into environments of their own: the rule pack
+# the suite puts on PYTHONPATH is not part of them
+FRESH = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
 ROOT = Path(__file__).parent.parent
 BIN = Path(sys.executable).parent
 SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
@@ -67,7 +71,7 @@ def hook_repo(tmp_path_factory):
 
 def try_repo(repo, hook_repo):
     source, home = hook_repo
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env = {**FRESH, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     return subprocess.run([tool("pre-commit"), "try-repo", str(source), "policylint"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
@@ -174,7 +178,7 @@ def run_action(workspace, runner_temp, inputs, event):
             calls.append((step["uses"], {k: evaluate(v, ctx) for k, v in step["with"].items()}))
             continue
         output = runner_temp / f"output-{step.get('id', len(log))}"
-        env = {**os.environ, **{k: evaluate(v, ctx) for k, v in step.get("env", {}).items()},
+        env = {**FRESH, **{k: evaluate(v, ctx) for k, v in step.get("env", {}).items()},
                "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(runner_temp),
                "GITHUB_WORKSPACE": str(workspace),

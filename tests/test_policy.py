@@ -8,6 +8,8 @@ from policylint import policy
 from policylint.linter import lint
 from policylint.policy import PolicyError
 
+from conftest import BUILT_IN
+
 TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
 kind: KafkaTopic
 metadata:
@@ -30,6 +32,7 @@ def cwd(tmp_path, monkeypatch):
 
 
 def findings(paths=("t.yaml",), **kwargs):
+    kwargs.setdefault("select", BUILT_IN)
     return lint(list(paths), today=dt.date(2026, 11, 21), **kwargs).findings
 
 

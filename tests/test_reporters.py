@@ -16,6 +16,8 @@ from policylint.model import Finding
 from policylint.registry import reporter_formats
 from policylint.reporters import render
 
+from conftest import BUILT_IN
+
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
 SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
@@ -27,13 +29,13 @@ def examples(monkeypatch):
     """The bundled examples, linted from the project root on a fixed day."""
     monkeypatch.chdir(ROOT)
     return lint(["examples/gitops"], cluster="examples/clusters/prod-eu-1.json",
-                policy="examples/policylint.yaml", today=dt.date(2026, 11, 21))
+                policy="examples/policylint.yaml", today=dt.date(2026, 11, 21), select=BUILT_IN)
 
 
-BUILT_IN = [name for name, ep in reporter_formats().items() if ep.value.startswith("policylint.")]
+FORMATS = [name for name, ep in reporter_formats().items() if ep.value.startswith("policylint.")]
 
 
-@pytest.mark.parametrize("fmt", BUILT_IN)
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt, examples):
     """Set POLICYLINT_UPDATE_GOLDEN=1 to rewrite the golden files after a deliberate change."""
     output = render(fmt, examples)

@@ -3,16 +3,14 @@ of the snapshot rules and on generated fleets; bad input quarantined; both input
 
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 import yaml
 
-from policylint.linter import lint
+from policylint import testing
 from policylint.policy import load as load_policy
 from policylint.registry import all_rules
-from policylint.sources import detect, parse, read
 
 from conftest import load_cases, write_files
 
@@ -24,32 +22,11 @@ from policylint.spark import io  # noqa: E402
 from policylint.spark.audit import audit, read as read_fleet  # noqa: E402
 
 SNAPSHOT_RULES = sorted(code for code, rule in all_rules().items()
-                        if {"snapshot", "profile"} & set(rule.targets))
+                        if {"snapshot", "profile"} & set(rule.targets) and code.startswith("PL"))
 
 
-def local_findings(paths, policy=None, select=None):
-    """(rule, cluster, topic, partition, severity, message, suppressed) from lint, one
-    snapshot per file, as the audit reports them."""
-    out = set()
-    for path in paths:
-        cluster = _cluster_of(path)
-        result = lint([str(path)], policy=policy, select=select)
-        out |= {(f.rule, cluster, f.topic, f.partition, f.severity, f.message, f.suppressed)
-                for f in result.findings}
-    return out
-
-
-def _cluster_of(path):
-    try:
-        docs = parse(read(Path(path), 2**30))
-        return docs[0].data.get("cluster") if docs and isinstance(docs[0].data, dict) else None
-    except Exception:
-        return None
-
-
-def spark_findings(findings):
-    return {(r.rule, r.cluster, r.topic, r.partition, r.severity, r.message, r.suppressed)
-            for r in findings.collect()}
+local_findings = testing.lint_rows
+spark_findings = testing.finding_rows
 
 
 def test_every_built_in_snapshot_rule_has_a_spark_form():
@@ -59,55 +36,9 @@ def test_every_built_in_snapshot_rule_has_a_spark_form():
 
 # -- parity on the rule case files ---------------------------------------------------------
 
-def snapshot_cases():
-    """Cases of the snapshot rules whose linted files are all snapshots: the audit's input."""
-    for param in load_cases():
-        rule, case = param.values
-        if rule not in SNAPSHOT_RULES or {"cluster", "current", "base"} & set(case):
-            continue
-        yield param
-
-
-def test_parity_on_rule_cases(spark, tmp_path, monkeypatch):
-    """Every case's snapshots are rewritten as one fleet (a unique cluster name per case),
-    audited once per policy, and compared with lint on the same files."""
-    monkeypatch.chdir(tmp_path)
-    groups = defaultdict(list)
-    for n, param in enumerate(snapshot_cases()):
-        rule, case = param.values
-        case_dir = tmp_path / "cases" / f"{n:03d}"
-        write_files(case_dir, case["files"])
-        snapshots = []
-        for name in case["files"]:
-            docs = parse(read(case_dir / name, 2**20))
-            if not docs or any(detect(d.data) != "snapshot" for d in docs):
-                break
-            data = docs[0].data
-            data["cluster"] = f"case{n:03d}-{data.get('cluster')}"
-            snapshots.append(data)
-        else:
-            key = json.dumps(case.get("policy"), sort_keys=True, default=str)
-            fleet_dir = tmp_path / "fleets" / str(abs(hash(key)))
-            for i, data in enumerate(snapshots):
-                path = fleet_dir / f"case{n:03d}-{i}.json"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(data))
-                groups[key].append((rule, path))
-    assert sum(map(len, groups.values())) >= 25  # the cases really are compared
-    for key, members in groups.items():
-        policy = None
-        if json.loads(key) is not None:
-            (tmp_path / "policy.yaml").write_text(yaml.safe_dump(json.loads(key)))
-            policy = "policy.yaml"
-        rules = sorted({rule for rule, _ in members})
-        expected = set()
-        for rule, path in members:
-            expected |= local_findings([path], policy, [rule])
-        fleet = read_fleet(spark, str(members[0][1].parent))
-        wanted = {(rule, _cluster_of(path)) for rule, path in members}
-        found = {f for f in spark_findings(audit(fleet, load_policy(policy), select=rules))
-                 if f[:2] in wanted}
-        assert found == expected, (found ^ expected)
+def test_parity_on_rule_cases(spark, tmp_path):
+    """Every snapshot case audited (native and generic) and compared with lint."""
+    assert testing.check_spark_parity(spark, load_cases(), tmp_path) >= 25
 
 
 # -- parity on generated fleets ------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""ACME's organisation rules for policylint: an example rule pack."""

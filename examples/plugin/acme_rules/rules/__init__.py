@@ -1,0 +1,1 @@
+"""ACME's rules, one module per rule."""
