@@ -91,20 +91,15 @@ class Context:
         """The subjects of the min ISR rules for which ``breaks(rf, effective minISR)``
         holds. Manifests: topic-level, RF as declared. Snapshots: topic-level, the smallest
         current RF. Plans: per entry, its replica count."""
-        if isinstance(target, TopicSpec):
-            rf = manifest_rf(target, self.profile)
-            min_isr = effective_min_isr(target.config, self.profile)
-            if rf is not None and breaks(rf, min_isr):
-                at = target.where("config", "min.insync.replicas") \
-                    if "min.insync.replicas" in target.config else target.where("rf")
-                yield MinIsrSubject(target.name, None, rf, min_isr, at)
-        elif isinstance(target, Snapshot):
-            for topic in target.topics.values():
-                rf = smallest_rf(topic)
-                min_isr = effective_min_isr(topic.config, target.profile)
+        if isinstance(target, (TopicSpec, Snapshot)):
+            topics = [(target, manifest_rf(target, self.profile), self.profile, "rf")] \
+                if isinstance(target, TopicSpec) else \
+                [(t, smallest_rf(t), target.profile, "name") for t in target.topics.values()]
+            for topic, rf, profile, otherwise in topics:
+                min_isr = effective_min_isr(topic.config, profile)
                 if rf is not None and breaks(rf, min_isr):
                     at = topic.where("config", "min.insync.replicas") \
-                        if "min.insync.replicas" in topic.config else topic.where("name")
+                        if "min.insync.replicas" in topic.config else topic.where(otherwise)
                     yield MinIsrSubject(topic.name, None, rf, min_isr, at)
         elif isinstance(target, Plan):
             view = self.plan_view(target)

@@ -2,8 +2,8 @@
 
 A ``policylint.rules`` entry point names a Rule class (``ACME001 = "acme.naming:TopicNaming"``)
 or a package of rule modules (``acme = "acme.rules"``): each module of that package is
-imported and every Rule class it defines is registered, so that adding a rule to a pack is
-adding its module. A ``policylint.reporters`` entry point names a module with
+imported and every Rule class it defines with a ``code`` is registered (a base class without
+one is not), so that adding a rule to a pack is adding its module. A ``policylint.reporters`` entry point names a module with
 ``render(result, **options) -> str``; its name is the ``--format``.
 """
 
@@ -59,8 +59,8 @@ def _rule_classes(ep: EntryPoint) -> Iterator[type[Rule]]:
                           for info in pkgutil.iter_modules(getattr(loaded, "__path__", []))]
     for module in modules:
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule \
-                    and value.__module__ == module.__name__:
+            if isinstance(value, type) and issubclass(value, Rule) \
+                    and value.__module__ == module.__name__ and "code" in vars(value):
                 _check(value, f"{where}: {module.__name__}.{value.__name__}")
                 yield value
 
