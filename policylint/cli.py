@@ -90,10 +90,11 @@ def lint(
     paths: List[str] = typer.Argument(None, metavar="[PATHS]...",
                                       help="Files or directories (default: .). Directories "
                                            "are walked for YAML and JSON files."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", metavar="FILE",
-                                          help="ClusterSnapshot, cluster profile or Strimzi "
-                                               "Kafka resource: the cluster context (not "
-                                               "itself linted)."),
+    cluster: Optional[List[str]] = typer.Option(
+        None, "--cluster", metavar="FILE",
+        help="ClusterSnapshot, cluster profile or Strimzi Kafka resource (with its node "
+             "pools): a cluster the topics and plans are checked against, not itself linted. "
+             "Repeatable; without it, the clusters among PATHS are used."),
     current: Optional[str] = typer.Option(None, "--current", metavar="FILE",
                                           help="The current assignment JSON printed by "
                                                "kafka-reassign-partitions.sh: the baseline of "

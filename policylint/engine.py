@@ -131,7 +131,8 @@ class Result:
     files: int
     unchecked: dict[str, int]
     rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
-    context: Context | None = None  # what the rules saw: the model of every input
+    contexts: list[Context] = field(default_factory=list)  # what the rules saw, per cluster
+    skipped: list[str] = field(default_factory=list)  # files of none of policylint's kinds
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -152,17 +153,21 @@ def selected_rules(policy: Policy, select: list[str] | None = None,
             and not (ignore and matches(rule, ignore))]
 
 
-def run(ctx: Context, targets: dict[str, list[Any]], rules: list[Rule],
+def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         source_findings: Iterable[Finding] = (), files: int = 0,
-        today: dt.date | None = None) -> Result:
-    """``targets`` maps a target kind (see ``policylint.rule``) to the objects to check."""
-    policy = ctx.policy.compile(rules, today or dt.date.today())
+        today: dt.date | None = None, skipped: list[str] | None = None) -> Result:
+    """Runs the rules over each (context, targets) of a run, one per cluster: ``targets``
+    maps a target kind (see ``policylint.rule``) to the objects to check. The contexts
+    share one policy and one ``unchecked`` count."""
+    first = runs[0][0] if runs else Context()
+    policy = first.policy.compile(rules, today or dt.date.today())
     findings = [f for f in source_findings if f.rule in policy.rules]
     for rule in rules:
         options = policy.options[rule.code]
-        for kind in rule.targets:
-            for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):
-                findings.extend(rule.check(target, ctx, options))
+        for ctx, targets in runs:
+            for kind in rule.targets:
+                for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):
+                    findings.extend(rule.check(target, ctx, options))
     findings.extend(_expired_exemptions(policy))
     for finding in findings:
         rule = policy.rules[finding.rule]
@@ -172,9 +177,10 @@ def run(ctx: Context, targets: dict[str, list[Any]], rules: list[Rule],
         _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something
-    unchecked = {"PL201": 0} | {code: n for code, n in sorted(ctx.unchecked.items()) if n}
+    unchecked = {"PL201": 0} | {code: n for code, n in sorted(first.unchecked.items()) if n}
     return Result(findings, files, unchecked,
-                  [(rule, policy.severities[rule.code]) for rule in rules], ctx)
+                  [(rule, policy.severities[rule.code]) for rule in rules],
+                  [ctx for ctx, _ in runs], skipped or [])
 
 
 def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:

@@ -3,32 +3,44 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 
 from . import policy as policies
 from .engine import Context, Result, run, selected_rules
 from .registry import check_selectors
 from .sources import DEFAULT_MAX_FILE_SIZE
-from .sources.loader import read_inputs
+from .sources.loader import place_base, read_inputs
 
 
-def lint(paths: list[str], *, cluster: str | None = None, current: str | None = None,
-         policy: str | None = None, select: list[str] | None = None,
-         ignore: list[str] | None = None, allow_rf_change: bool = False,
-         max_file_size: int = DEFAULT_MAX_FILE_SIZE, base: str | None = None,
-         today: dt.date | None = None) -> Result:
-    """Lint files and directories; with ``base`` (a git ref) also compare their topic
-    manifests with the same topics at that ref. Raises InputError, PolicyError or
-    RegistryError for problems with the call itself (exit 2)."""
+def lint(paths: list[str], *, cluster: str | list[str] | None = None,
+         current: str | None = None, policy: str | None = None,
+         select: list[str] | None = None, ignore: list[str] | None = None,
+         allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+         base: str | None = None, today: dt.date | None = None) -> Result:
+    """Lint files and directories, each topic and plan against its own cluster (``cluster``:
+    the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
+    the same topics at that ref. Raises InputError, PolicyError or RegistryError for
+    problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
-    inputs = read_inputs(paths, cluster, current, max_file_size)
-    ctx = Context(policy=chosen, profile=inputs.profile, snapshot=inputs.snapshot,
-                  current=inputs.current, manifests=inputs.manifests, plans=inputs.plans,
-                  allow_rf_change=allow_rf_change)
+    clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
+    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters)
     if base is not None:
         from .sources import base_manifests
         from .sources.git import files_at
-        ctx.base = base_manifests(files_at(base, paths), max_file_size)
-        ctx.base_ref = base
-    return run(ctx, inputs.targets(), rules, inputs.findings, len(inputs.files), today)
+        place_base(inputs, base_manifests(files_at(base, paths), max_file_size))
+    unchecked: Counter = Counter()
+    runs = []
+    for group in inputs.groups:
+        cluster_ = group.cluster
+        ctx = Context(policy=chosen, profile=cluster_.profile if cluster_ else None,
+                      snapshot=cluster_.snapshot if cluster_ else None,
+                      current=inputs.current, manifests=group.manifests, plans=group.plans,
+                      allow_rf_change=allow_rf_change, unchecked=unchecked)
+        if base is not None:
+            ctx.base, ctx.base_ref = group.base, base
+        if group.label is not None:  # PL118: checked without their cluster
+            unchecked["PL118"] += len(group.manifests)
+        runs.append((ctx, group.targets()))
+    return run(runs, rules, inputs.findings, len(inputs.files), today, inputs.skipped)

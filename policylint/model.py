@@ -33,6 +33,7 @@ class ClusterProfile:
     kafka_version: str | None
     doc: Document | None = None
     brokers_path: tuple = ()
+    namespace: str | None = None
 
     @property
     def racks(self) -> set[str]:
@@ -54,6 +55,7 @@ class TopicSpec:
     assignment: list[list[int]] | None = None  # explicit replica assignment, if the format has one
     annotations: dict[str, Any] = field(default_factory=dict)
     resource: tuple | None = None  # the manifest's own identity (kind, namespace, name)
+    cluster: str | None = None  # the cluster the manifest names (Strimzi's label)
 
     def where(self, name: str, *rest: Any) -> Ref:
         return (self.doc, self.paths.get(name, ()) + rest)

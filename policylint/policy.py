@@ -59,6 +59,7 @@ class Policy:
     allow_rf_change: list[str] = field(default_factory=list)
     placeholders_enabled: bool = False
     exemptions: list[Exemption] = field(default_factory=list)
+    clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> path globs
 
     def enabled(self, rule: Rule) -> bool:
         return self.rules.get(rule.code, {}).get("enabled", True)
@@ -197,6 +198,7 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
                   "properties": {**_SETTINGS, **rule.options_schema.get("properties", {})}}
         _fail_on(Validator(schema).errors(settings, ("rules", key)), name, doc)
         policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
+    policy.clusters.update(data.get("clusters") or {})
     allow = data.get("allow") or {}
     policy.allow_rf_change += allow.get("rf_change", [])
     if "enabled" in (data.get("placeholders") or {}):

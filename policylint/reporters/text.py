@@ -12,6 +12,9 @@ _UNCHECKED = {
                        "profile (--cluster) gives it"),
     "PL206": ("topic", "the partition count is left to the broker default and no cluster "
                        "profile (--cluster) gives it"),
+    "PL118": ("topic", "its manifest names a cluster that is none of the run's clusters"),
+    "PL203": ("subject", "its cluster's broker count is unknown (a Strimzi Kafka with node "
+                         "pools, none of them among the inputs)"),
 }
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 

@@ -2,15 +2,16 @@ from ..rule import Rule
 
 
 class DuplicatePartition(Rule):
-    """The same topic-partition appears twice in a plan, or in two plans linted together.
+    """The same topic-partition appears twice in one plan.
 
     ## What it does
     Reports every entry after the first that names a topic-partition already named by an
-    entry of the same plan or of another plan in the same run.
+    entry of the same plan file. Two plan files may name the same partition: a plan and
+    the rollback file the Kafka tool tells you to keep sit side by side.
 
     ## Why is this bad?
     Kafka refuses a plan with duplicates ("Partition reassignment contains duplicate
-    topic partitions"); two plans that move the same partition race each other.
+    topic partitions"), and which of the two lists was meant is anyone's guess.
 
     ## Example
     ```json
@@ -27,33 +28,27 @@ class DuplicatePartition(Rule):
     code = "PL111"
     name = "duplicate-partition"
     severity = "error"
-    targets = ("run",)
+    targets = ("plan",)
 
-    def check(self, ctx, _, options):
-        if _all_distinct(ctx):
+    def check(self, plan, ctx, options):
+        if _all_distinct(ctx.plan_view(plan)):
             return
         seen: dict = {}
-        for plan in ctx.plans:
-            for move in plan.moves:
-                first = seen.setdefault(move[:2], (plan, move))
-                if first[1] is move:
-                    continue
-                where = "earlier in this plan" if first[0] is plan else \
-                    f"also in {first[0].doc.source.name}"
+        for move in plan.moves:
+            first = seen.setdefault(move[:2], move)
+            if first is not move:
                 yield self.finding(
-                    f"partition {move.topic}-{move.partition} is reassigned twice "
-                    f"(entry {first[1].index + 1} {where})",
+                    f"partition {move.topic}-{move.partition} is reassigned twice in this plan "
+                    f"(first at entry {first.index + 1})",
                     at=plan.where(move), topic=move.topic, partition=move.partition)
 
 
-def _all_distinct(ctx) -> bool:
-    """The common case, decided a topic at a time at C speed: plans list a topic's entries
+def _all_distinct(view) -> bool:
+    """The common case, decided a topic at a time at C speed: a plan lists a topic's entries
     together, and each topic-partition once. (False: look closer.)"""
     topics: set[str] = set()
-    for plan in ctx.plans:
-        view = ctx.plan_view(plan)
-        for topic, start, stop in view.runs:
-            if topic in topics or len(set(view.partitions[start:stop])) != stop - start:
-                return False
-            topics.add(topic)
+    for topic, start, stop in view.runs:
+        if topic in topics or len(set(view.partitions[start:stop])) != stop - start:
+            return False
+        topics.add(topic)
     return True

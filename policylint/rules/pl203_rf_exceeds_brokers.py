@@ -1,7 +1,7 @@
 from ..kafka import manifest_rf, snapshot_topic_rf
 from ..model import Plan, Snapshot
 from ..rule import Rule
-from ..words import subject
+from ..words import count, subject
 
 
 class RfExceedsBrokers(Rule):
@@ -34,13 +34,15 @@ class RfExceedsBrokers(Rule):
     name = "rf-exceeds-brokers"
     severity = "error"
     targets = ("manifest", "plan", "snapshot")
-    message = ("{subject}: replication factor {rf} is larger than the {brokers} brokers of "
-               "cluster {cluster}")
+    message = ("{subject}: replication factor {rf} is larger than the {brokers} of cluster "
+               "{cluster}")
     spark_frame = "topics"
 
     def check(self, target, ctx, options):
         profile = ctx.profile_for(target)
         brokers = None if profile is None else profile.broker_count
+        if profile is not None and brokers is None and not isinstance(target, Snapshot):
+            ctx.unchecked[self.code] += 1  # a Kafka with node pools, none of them linted
         if not brokers:
             return
         if isinstance(target, Plan):
@@ -63,15 +65,15 @@ class RfExceedsBrokers(Rule):
                                     target.where("rf"))
 
     def _finding(self, topic, partition, rf, brokers, profile, at):
-        return self.finding(self.say(subject=subject(topic, partition), rf=rf, brokers=brokers,
-                                     cluster=profile.name),
+        return self.finding(self.say(subject=subject(topic, partition), rf=rf,
+                                     brokers=count(brokers, "broker"), cluster=profile.name),
                             at=at, topic=topic, partition=partition)
 
     def spark(self, options, policy):
         from pyspark.sql import functions as F
 
-        from ..spark.expr import one, say
+        from ..spark.expr import count, one, say
         rf, brokers = F.col("topic_rf"), F.col("n_brokers")
         return one(rf.isNotNull() & (brokers > 0) & (rf > brokers), say(
             self.message, subject=F.concat(F.lit("topic "), F.col("topic")), rf=rf,
-            brokers=brokers, cluster=F.col("cluster")))
+            brokers=count(brokers, "broker"), cluster=F.col("cluster")))

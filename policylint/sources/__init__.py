@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ..model import ClusterProfile, Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
-from . import reassignment, snapshot, strimzi
+from . import kafka_tools, reassignment, snapshot, strimzi
 from .ahead import Ahead
 from .document import Document, ParseError, SourceFile
 from .schemas import validator
@@ -25,7 +25,7 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 _SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
             "strimzi-nodepool": "strimzi-nodepool", "reassignment": "reassignment",
             "snapshot": "snapshot"}
-_DETECTORS = (strimzi.detect, snapshot.detect, reassignment.detect)
+_DETECTORS = (strimzi.detect, snapshot.detect, kafka_tools.detect, reassignment.detect)
 
 
 class InputError(Exception):
@@ -34,27 +34,20 @@ class InputError(Exception):
 
 @dataclass
 class Inputs:
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # checked
+    skipped: list[str] = field(default_factory=list)  # none of policylint's kinds
     findings: list[Finding] = field(default_factory=list)
     manifests: list[TopicSpec] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
     kafkas: list[Document] = field(default_factory=list)
     pools: list[Document] = field(default_factory=list)
-    #: the cluster context: ``--cluster``, else the one cluster description linted
-    profile: ClusterProfile | None = None
-    snapshot: Snapshot | None = None
-    #: the ``--current`` assignment: (topic, partition) -> replicas
+    #: the linted inputs grouped by cluster (see ``clusters``)
+    groups: list = field(default_factory=list)
+    placement: object = None  # clusters.Placement: which cluster a manifest or plan is of
+    #: the current assignment (``--current``, or printed beside a plan): (topic, partition)
+    #: -> replicas
     current: dict[tuple[str, int], list[int]] | None = None
-
-    def profiles(self) -> list[ClusterProfile]:
-        """Cluster profiles of the Strimzi ``Kafka`` resources."""
-        return strimzi.cluster_profiles(self.kafkas, self.pools)
-
-    def targets(self) -> dict[str, list]:
-        """What the rules check, by target kind (see ``policylint.rule``)."""
-        return {"manifest": self.manifests, "plan": self.plans, "snapshot": self.snapshots,
-                "profile": [s.profile for s in self.snapshots] + self.profiles()}
 
 
 def display_name(path: Path) -> str:
@@ -117,11 +110,28 @@ def _mib(size: int) -> str:
 
 
 def parse(source: SourceFile) -> list[Document]:
+    """The documents of a file: YAML documents, a JSON document, the JSON parts of the Kafka
+    tool's printed output; the items of a ``kind: List`` (``kubectl get -o yaml``) each a
+    document of its own."""
     from .jsondoc import load_json
     from .yamldoc import load_yaml
-    if source.format == "json":
-        return load_json(source)
-    return load_yaml(source)
+    if kafka_tools.is_tool_output(source.text):
+        docs = []
+        for role, doc in kafka_tools.tool_output(source):
+            doc.role = "current" if role == "current" else None
+            docs.append(doc)
+        return docs
+    docs = load_json(source) if source.format == "json" else load_yaml(source)
+    if any(_is_list(doc.data) for doc in docs):
+        docs = [item for doc in docs for item in (
+            [doc.item("items", i) for i in range(len(doc.data["items"]))]
+            if _is_list(doc.data) else [doc])]
+    return docs
+
+
+def _is_list(data: object) -> bool:
+    return type(data) is dict and data.get("kind") == "List" and \
+        isinstance(data.get("items"), list) and "apiVersion" in data
 
 
 def detect(data: object) -> str | None:
@@ -144,7 +154,7 @@ def source_finding(code: str, message: str, file: str, line: int | None = None,
 def schema_errors(data: object) -> list | None:
     """The schema errors of a document (None: not a kind policylint knows)."""
     kind = detect(data)
-    return None if kind is None else validator(_SCHEMAS[kind]).errors(data)
+    return validator(_SCHEMAS[kind]).errors(data) if kind in _SCHEMAS else None
 
 
 def _errors(doc: Document, kind: str, ahead: Ahead | None) -> list:
@@ -182,24 +192,31 @@ def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
     """The model of parsed files; ``ahead`` may have validated some already."""
     inputs = Inputs()
     for name, explicit, docs in parsed:
-        inputs.files.append(name)
         if isinstance(docs, ParseError):
+            inputs.files.append(name)
             inputs.findings.append(source_finding("PL100", docs.message, name, docs.line,
                                                   docs.column))
             continue
-        recognised = 0
-        for doc in docs:
-            kind = detect(doc.data)
-            if kind is not None:
-                recognised += 1
+        kinds = ["reassignment" if doc.role == "current" else detect(doc.data) for doc in docs]
+        if not any(kind in _SCHEMAS for kind in kinds):
+            inputs.skipped.append(name)
+            if explicit:
+                inputs.findings.append(_unknown(name, docs, kinds))
+            continue
+        inputs.files.append(name)
+        for doc, kind in zip(docs, kinds):
+            if kind in _SCHEMAS:
                 _add(inputs, kind, doc, _errors(doc, kind, ahead))
-        if explicit and not recognised:
-            first = docs[0] if docs else None
-            inputs.findings.append(source_finding(
-                "PL102", "not a document policylint knows (a Strimzi KafkaTopic, Kafka or "
-                "KafkaNodePool, a reassignment plan or a ClusterSnapshot)", name,
-                at=None if first is None else (first, ())))
     return inputs
+
+
+def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:
+    other = next((kafka_tools.OTHER_TOOLS[k] for k in kinds if k in kafka_tools.OTHER_TOOLS),
+                 None)
+    message = f"{other}: not a document policylint checks" if other else (
+        "not a document policylint knows (a Strimzi KafkaTopic, Kafka or KafkaNodePool, a "
+        "reassignment plan or a ClusterSnapshot)")
+    return source_finding("PL102", message, name, at=(docs[0], ()) if docs else None)
 
 
 def _add(inputs: Inputs, kind: str, doc: Document, errors: list) -> None:
@@ -208,8 +225,13 @@ def _add(inputs: Inputs, kind: str, doc: Document, errors: list) -> None:
             "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
     if kind == "reassignment":
         bad, fatal = split_errors(errors, "partitions", None)
-        if not fatal:
-            inputs.plans.append(reassignment.plan(doc, {i for i, in bad}))
+        if fatal:
+            return
+        plan = reassignment.plan(doc, {i for i, in bad})
+        if doc.role == "current":  # the baseline printed beside a proposed plan
+            inputs.current = {**(inputs.current or {}), **reassignment.assignment(plan)}
+        else:
+            inputs.plans.append(plan)
     elif kind == "snapshot":
         bad, fatal = split_errors(errors, "topics", "partitions")
         if not fatal:

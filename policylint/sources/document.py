@@ -44,13 +44,24 @@ class Document:
     short of a missing key is located at the deepest value that exists.
     """
 
-    __slots__ = ("source", "data", "index", "_locate", "start_line", "end_line")
+    __slots__ = ("source", "data", "index", "_locate", "start_line", "end_line", "role")
 
     def __init__(self, source: SourceFile, data: Any, index: int,
                  locate: Callable[[tuple], tuple[int, int] | None],
                  start_line: int = 1, end_line: int | None = None):
         self.source, self.data, self.index, self._locate = source, data, index, locate
         self.start_line, self.end_line = start_line, end_line
+        #: what the file says the document is where its content cannot: "current" for the
+        #: current assignment in the Kafka tool's printed output
+        self.role: str | None = None
+
+    def item(self, key: str, i: int) -> Document:
+        """Element ``i`` of the list at ``key`` as a document of its own (a ``kind: List``
+        export's items), located in this one."""
+        sub = Document(self.source, self.data[key][i], self.index,
+                       lambda path: self._locate((key, i) + path), self.start_line,
+                       self.end_line)
+        return sub
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
         while True:

@@ -1,57 +1,126 @@
-"""Everything one lint run reads: the linted files, the cluster context and the ``--current``
-baseline. This is the one place that decides how they are read, helper process included."""
+"""Everything one lint run reads: the linted files, the clusters and the ``--current``
+baseline, grouped by cluster. This is the one place that decides how they are read, helper
+process included."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from ..model import ClusterProfile, Snapshot
-from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, load,
-               parse_context, parse_files, schema_errors, snapshot, strimzi, walk)
+from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
+               load, parse_context, parse_files, schema_errors, snapshot, source_finding,
+               strimzi, walk)
 from .ahead import Ahead
+from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
-from .document import Document
+from ..model import ClusterProfile, TopicSpec
 
 
-def read_inputs(paths: list[str], cluster: str | None = None, current: str | None = None,
-                max_size: int = DEFAULT_MAX_FILE_SIZE) -> Inputs:
-    """The model of a run's files with its cluster context and baseline. InputError for
-    problems with the call itself (a missing path, a broken context file)."""
+def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None = None,
+                max_size: int = DEFAULT_MAX_FILE_SIZE,
+                placement: dict[str, list[str]] | None = None) -> Inputs:
+    """The model of a run's files, grouped by cluster (``Inputs.groups``), with the
+    baseline. ``clusters``: the ``--cluster`` files; ``placement``: the policy's cluster
+    path globs. InputError for problems with the call itself (a missing path, a broken
+    context file, a plan no rule places)."""
     files = list(walk(paths))
-    # the order in which their errors are asked for: the linted files, then the cluster
-    order = [path for path, _ in files] + ([Path(cluster)] if cluster else [])
-    with Ahead(order, max_size, schema_errors) as ahead:
+    walked = {os.path.realpath(path) for path, _ in files}
+    context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
+    # the order in which their errors are asked for: the linted files, then the clusters
+    with Ahead([path for path, _ in files] + context, max_size, schema_errors) as ahead:
         # Every file is decoded before any is validated: validation leaves many small
         # holes in the heap, and decoding a large file into them is slower.
         parsed = parse_files(files, max_size)
-        cluster_docs = None if cluster is None else parse_context(cluster, max_size)
+        context_docs = [(str(c), parse_context(str(c), max_size)) for c in context]
         inputs = load(parsed, ahead)
-        inputs.profile, inputs.snapshot = _cluster(inputs, cluster, cluster_docs, ahead)
+        found = [(c, context_documents(c, docs, ahead)) for c, docs in context_docs]
+    for name, kinds in found:
+        if not any(kind in ("snapshot", "strimzi-kafka") for kind, _ in kinds):
+            raise InputError(f"--cluster {name}: no ClusterSnapshot or Strimzi Kafka resource "
+                             "in it")
+    given = {display_name(Path(c)) for c in clusters}
+    pools = inputs.pools + [doc for _, kinds in found for kind, doc in kinds
+                            if kind == "strimzi-nodepool"]
+    profiles = [strimzi.cluster_profile(doc, pools) for doc in inputs.kafkas]
+    described = [(s, s.doc.source.name, s.doc.source.name in given, True)
+                 for s in inputs.snapshots]
+    described += [(p, p.doc.source.name, p.doc.source.name in given, True) for p in profiles]
+    for name, kinds in found:
+        for kind, doc in kinds:
+            if kind == "snapshot":
+                described.append((snapshot.snapshot(doc, set(), set()), doc.source.name,
+                                  True, False))
+            elif kind == "strimzi-kafka":
+                described.append((strimzi.cluster_profile(doc, pools), doc.source.name,
+                                  True, False))
+    run_clusters, duplicates = describe(described)
+    for kind, item, first in duplicates:
+        message, at = duplicate(kind, item, first)
+        inputs.findings.append(source_finding("PL121", message, item.doc.source.name, at=at))
+    for doc in inputs.kafkas:
+        if strimzi.uses_node_pools(doc) and not strimzi.has_broker_pools(doc, pools):
+            inputs.findings.append(source_finding(
+                "PL119", f"Kafka {doc.data['metadata']['name']} uses node pools and no "
+                "KafkaNodePool with the broker role is labelled for it among the inputs: its "
+                "broker count is unknown (Strimzi ignores spec.kafka.replicas then), so rules "
+                "that need it are unchecked for its topics; lint its node pools with it",
+                doc.source.name, at=(doc, ("metadata", "name"))))
+    inputs.placement = Placement(run_clusters, placement or {})
+    inputs.groups = _grouped(inputs, profiles, run_clusters, inputs.placement)
     if current is not None:
-        inputs.current = current_assignment(current, max_size)
+        inputs.current = {**(inputs.current or {}), **current_assignment(current, max_size)}
     return inputs
 
 
-def _cluster(inputs: Inputs, cluster: str | None, docs: list[Document] | None,
-             ahead: Ahead) -> tuple[ClusterProfile | None, Snapshot | None]:
-    """The cluster context: ``--cluster`` (its ``docs``), else the one snapshot or Strimzi
-    Kafka linted."""
-    if cluster is not None:
-        found = context_documents(cluster, docs or [], ahead)
-        kafkas = [doc for kind, doc in found if kind == "strimzi-kafka"]
-        pools = [doc for kind, doc in found if kind == "strimzi-nodepool"] + inputs.pools
-        snapshots = [doc for kind, doc in found if kind == "snapshot"]
-        if len(snapshots) + len(kafkas) != 1:
-            raise InputError(f"--cluster {cluster}: expected one ClusterSnapshot or Strimzi "
-                             f"Kafka resource, found {len(snapshots) + len(kafkas)}")
-        if snapshots:
-            snap = snapshot.snapshot(snapshots[0], set(), set())
-            return snap.profile, snap
-        return strimzi.cluster_profiles(kafkas, pools)[0], None
-    candidates: list[tuple[ClusterProfile, Snapshot | None]] = [
-        (s.profile, s) for s in inputs.snapshots] + [(p, None) for p in inputs.profiles()]
-    if len(candidates) > 1:
-        names = ", ".join(sorted({p.doc.source.name for p, _ in candidates if p.doc}))
-        raise InputError(f"{len(candidates)} cluster descriptions among the inputs ({names}): "
-                         "choose the cluster context with --cluster FILE")
-    return candidates[0] if candidates else (None, None)
+def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Cluster],
+             placement: Placement) -> list[Group]:
+    groups: dict[object, Group] = {id(c): Group(c) for c in clusters}
+
+    def group(cluster: Cluster | None, label: str | None = None) -> Group:
+        key = id(cluster) if cluster is not None else ("label", label)
+        if key not in groups:
+            groups[key] = Group(cluster, label)
+        return groups[key]
+
+    for spec in inputs.manifests:
+        cluster, unknown = placement.of_manifest(spec)
+        if unknown is not None:
+            inputs.findings.append(source_finding(
+                "PL118", f"topic {spec.name} is labelled for cluster {unknown}, which is none "
+                f"of the clusters among the inputs ({placement.names()}): rules that need its "
+                "cluster skip it; lint it with that cluster's Kafka resource or snapshot",
+                spec.doc.source.name, at=(spec.doc, ("metadata", "labels",
+                                                     strimzi.CLUSTER_LABEL))))
+        group(cluster, unknown).manifests.append(spec)
+    for plan in inputs.plans:
+        cluster = placement.of_file(plan.doc.source.name)
+        if cluster is None and clusters:
+            raise InputError(
+                f"{plan.doc.source.name}: which cluster is this plan for? The inputs describe "
+                f"{len(clusters)} ({placement.names()}) and none is its own: give it with "
+                "--cluster FILE, or map the plan's path to a cluster under clusters: in the "
+                "policy")
+        group(cluster).plans.append(plan)
+    for snap in inputs.snapshots:
+        group(_own(clusters, snap.profile)).snapshots.append(snap)
+    for profile in profiles:
+        group(_own(clusters, profile)).profiles.append(profile)
+    return list(groups.values())
+
+
+def place_base(inputs: Inputs, specs: list[TopicSpec]) -> None:
+    """Diff mode: each manifest at the base ref joins the group of its cluster, placed as
+    the manifests of the working tree are."""
+    for spec in specs:
+        cluster, label = inputs.placement.of_manifest(spec)
+        same = next((g for g in inputs.groups if g.cluster is cluster and g.label == label),
+                    None)
+        if same is None:
+            same = Group(cluster, label)
+            inputs.groups.append(same)
+        same.base.append(spec)
+
+
+def _own(clusters: list[Cluster], profile: ClusterProfile) -> Cluster | None:
+    return next((c for c in clusters if c.name == profile.name
+                 and c.namespace == profile.namespace), None)

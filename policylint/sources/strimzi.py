@@ -39,31 +39,54 @@ def topic_spec(doc: Document) -> TopicSpec:
                "partitions": ("spec", "partitions"), "config": ("spec", "config")},
         annotations=metadata.get("annotations") or {},
         resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
+        cluster=_labels(metadata).get(CLUSTER_LABEL),
     )
+
+
+def _labels(metadata: dict) -> dict:
+    labels = metadata.get("labels")
+    return labels if isinstance(labels, dict) else {}
+
+
+def uses_node_pools(kafka: Document) -> bool:
+    """Strimzi reads broker counts from KafkaNodePools for a ``v1`` Kafka, and for a
+    ``v1beta2`` one annotated ``strimzi.io/node-pools: enabled``; it ignores
+    ``spec.kafka.replicas`` then."""
+    data = kafka.data
+    annotations = data["metadata"].get("annotations") or {}
+    return data["apiVersion"] == GROUP + "v1" or \
+        str(annotations.get("strimzi.io/node-pools", "")).lower() == "enabled"
+
+
+def pool_of(pool: Document, kafka: Document) -> bool:
+    """Whether a KafkaNodePool belongs to a Kafka: its label names it, in its namespace."""
+    meta, kafka_meta = pool.data["metadata"], kafka.data["metadata"]
+    return _labels(meta).get(CLUSTER_LABEL) == kafka_meta["name"] and \
+        meta.get("namespace") == kafka_meta.get("namespace")
 
 
 def _declared(value: int | None) -> int | None:
     return None if value is None or value == -1 else value
 
 
-def cluster_profiles(kafkas: list[Document], pools: list[Document]) -> list[ClusterProfile]:
-    """One profile per ``Kafka``; broker-role node pools of the same cluster set its size."""
-    profiles = []
-    for doc in kafkas:
-        name = doc.data["metadata"]["name"]
-        kafka: dict[str, Any] = doc.data["spec"].get("kafka") or {}
-        brokers_in_pools = [p.data["spec"]["replicas"] for p in pools
-                            if (p.data["metadata"].get("labels") or {}).get(CLUSTER_LABEL) == name
-                            and "broker" in p.data["spec"]["roles"]]
-        if brokers_in_pools:
-            # node pools assign node ids themselves: the count is known, the ids are not
-            count, brokers, path = sum(brokers_in_pools), None, ("metadata", "name")
-        else:
-            count = kafka.get("replicas")
-            brokers = None if count is None else {i: None for i in range(count)}
-            path = ("spec", "kafka", "replicas")
-        profiles.append(ClusterProfile(name=name, brokers=brokers, broker_count=count,
-                                       config=kafka.get("config") or {},
-                                       kafka_version=kafka.get("version"), doc=doc,
-                                       brokers_path=path))
-    return profiles
+def cluster_profile(doc: Document, pools: list[Document]) -> ClusterProfile:
+    """A ``Kafka``'s profile: with node pools, the broker count is the sum of its
+    broker-role pools' replicas (None when it has none: unknown), and the broker ids are
+    not known; without, brokers 0..n-1 of ``spec.kafka.replicas``."""
+    metadata = doc.data["metadata"]
+    kafka: dict[str, Any] = doc.data["spec"].get("kafka") or {}
+    if uses_node_pools(doc):
+        sizes = [p.data["spec"]["replicas"] for p in pools
+                 if pool_of(p, doc) and "broker" in p.data["spec"]["roles"]]
+        count, brokers, path = (sum(sizes) if sizes else None), None, ("metadata", "name")
+    else:
+        count = kafka.get("replicas")
+        brokers = None if count is None else {i: None for i in range(count)}
+        path = ("spec", "kafka", "replicas")
+    return ClusterProfile(name=metadata["name"], brokers=brokers, broker_count=count,
+                          config=kafka.get("config") or {}, kafka_version=kafka.get("version"),
+                          doc=doc, brokers_path=path, namespace=metadata.get("namespace"))
+
+
+def has_broker_pools(doc: Document, pools: list[Document]) -> bool:
+    return any(pool_of(p, doc) and "broker" in p.data["spec"]["roles"] for p in pools)

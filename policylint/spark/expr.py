@@ -51,6 +51,11 @@ def plural(n: Column, word: str, many: str | None = None) -> Column:
     return F.when(n == 1, F.lit(word)).otherwise(F.lit(many or word + "s"))
 
 
+def count(n: Column, word: str, many: str | None = None) -> Column:
+    """``1 broker``, ``3 brokers``, as ``policylint.words.count`` writes them."""
+    return F.concat(n.cast("string"), F.lit(" "), plural(n, word, many))
+
+
 def has_placeholder(column: str | Column = "replicas") -> Column:
     """The list names a placeholder (a negative id, KIP-409)."""
     return F.array_min(col(column)) < 0

@@ -1,0 +1,152 @@
+"""Clusters in one run. A GitOps repository holds several: each topic manifest and plan is
+checked against its own cluster.
+
+- A cluster is described by a ClusterSnapshot (its ``cluster`` field names it) or a Strimzi
+  ``Kafka`` (its name and namespace; its ``KafkaNodePool``s are those labelled for it), from
+  the linted files or from ``--cluster`` files. Snapshots of one cluster taken at different
+  times describe it together (the latest is its state); a snapshot and a ``Kafka`` of the
+  same name too (the snapshot's brokers are the truth). Two descriptions of one kind of the
+  same cluster are PL121.
+- A topic manifest belongs to the cluster its ``strimzi.io/cluster`` label names (and
+  namespace); a label that names none of the run's clusters is PL118.
+- A plan, or a topic without that label, belongs to the cluster of the only ``--cluster``,
+  else to the one cluster described in its nearest directory that describes any, else to
+  the cluster whose policy ``clusters:`` globs match its path. A plan none of them places,
+  in a run that describes clusters, is an error of the call (exit 2).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import ClusterProfile, Plan, Snapshot, TopicSpec
+from .document import Document
+
+
+@dataclass(eq=False)
+class Cluster:
+    profile: ClusterProfile
+    snapshot: Snapshot | None
+    file: str       # the file that describes it (display name)
+    explicit: bool  # described by a --cluster file
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    @property
+    def namespace(self) -> str | None:
+        return self.profile.namespace
+
+    def is_named(self, name: str, namespace: str | None) -> bool:
+        return self.name == name and (namespace is None or self.namespace is None
+                                      or namespace == self.namespace)
+
+
+@dataclass(eq=False)
+class Group:
+    """The linted inputs of one cluster (None: no cluster, or one the run does not have)."""
+    cluster: Cluster | None
+    label: str | None = None  # the cluster a manifest names when it is none of the run's
+    manifests: list[TopicSpec] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
+    snapshots: list[Snapshot] = field(default_factory=list)
+    profiles: list[ClusterProfile] = field(default_factory=list)
+    base: list[TopicSpec] = field(default_factory=list)  # diff mode: manifests at the ref
+
+    def targets(self) -> dict[str, list]:
+        """What the rules check, by target kind (see ``policylint.rule``)."""
+        return {"manifest": self.manifests, "plan": self.plans, "snapshot": self.snapshots,
+                "profile": [s.profile for s in self.snapshots] + self.profiles}
+
+
+Described = tuple[Any, str, bool, bool]  # (Snapshot or Kafka profile, file, explicit, linted)
+
+
+def describe(described: list[Described]) -> tuple[list[Cluster], list[tuple[str, Any, str]]]:
+    """The run's clusters, and (code, duplicate description, first file) of each second
+    description of a cluster (PL121)."""
+    clusters: list[Cluster] = []
+    duplicates: list[tuple[str, Any, str]] = []
+    for item, file, explicit, linted in described:
+        profile = item.profile if isinstance(item, Snapshot) else item
+        same = next((c for c in clusters if c.name == profile.name
+                     and c.namespace == profile.namespace), None)
+        if same is None:
+            snap = item if isinstance(item, Snapshot) else None
+            clusters.append(Cluster(profile, snap, file, explicit))
+            continue
+        same.explicit |= explicit
+        if isinstance(item, Snapshot):
+            if same.snapshot is None:  # a Kafka's cluster, captured
+                same.profile, same.snapshot = item.profile, item
+            elif _captured(item) != _captured(same.snapshot):
+                if _captured(item) > _captured(same.snapshot):
+                    same.profile, same.snapshot = item.profile, item
+            elif linted:
+                duplicates.append(("snapshot", item, same.file))
+        elif linted and same.snapshot is None:
+            duplicates.append(("kafka", item, same.file))
+    return clusters, duplicates
+
+
+def _captured(snapshot: Snapshot) -> str:
+    value = snapshot.doc.data.get("captured_at")
+    return value if isinstance(value, str) else ""
+
+
+class Placement:
+    """Which cluster each manifest and plan belongs to."""
+
+    def __init__(self, clusters: list[Cluster], globs: dict[str, list[str]]):
+        self.clusters, self.globs = clusters, globs
+        explicit = [c for c in clusters if c.explicit]
+        self.given = explicit[0] if len(explicit) == 1 else None
+
+    def of_manifest(self, spec: TopicSpec) -> tuple[Cluster | None, str | None]:
+        """(cluster, None), or (None, the label) when the label names none of the run's
+        clusters while it has some."""
+        if spec.cluster is not None and self.clusters:
+            named = [c for c in self.clusters if c.is_named(spec.cluster, spec.resource[1])]
+            return (named[0], None) if named else (None, spec.cluster)
+        return self.of_file(spec.doc.source.name), None
+
+    def of_file(self, file: str) -> Cluster | None:
+        """The cluster of a plan or unlabelled manifest; None when nothing decides."""
+        if self.given is not None:
+            return self.given
+        if not self.clusters:
+            return None
+        folder = posixpath.dirname(file)
+        while True:
+            near = [c for c in self.clusters if _under(c.file, folder)]
+            if len(near) == 1:
+                return near[0]
+            if near or not folder:
+                break
+            folder = posixpath.dirname(folder)
+        for name, globs in self.globs.items():
+            if any(fnmatch.fnmatchcase(file, glob) for glob in globs):
+                return next((c for c in self.clusters if c.name == name), None)
+        return None
+
+    def names(self) -> str:
+        return ", ".join(sorted({f"{c.name} ({c.file})" for c in self.clusters}))
+
+
+def _under(file: str, folder: str) -> bool:
+    return not folder or file.startswith(folder + "/")
+
+
+def duplicate(kind: str, item: Any, first: str) -> tuple[str, tuple[Document, tuple]]:
+    """The PL121 message about a second description of a cluster, and where it is."""
+    profile = item.profile if isinstance(item, Snapshot) else item
+    what = "a snapshot of cluster" if kind == "snapshot" else "the Kafka resource"
+    where = f" (namespace {profile.namespace})" if profile.namespace else ""
+    when = f" captured at {_captured(item)!r}" if kind == "snapshot" else ""
+    at = (item.doc, ("cluster",)) if kind == "snapshot" else (item.doc, ("metadata", "name"))
+    return (f"{what} {profile.name}{where}{when} is also described in {first}; policylint "
+            "uses the first description and ignores this one"), at
