@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from itertools import compress, count
 from typing import Any, Callable, Iterable, Iterator
 
-from .kafka import effective_min_isr, manifest_rf, smallest_rf
+from .kafka import effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf
 from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
@@ -24,6 +24,7 @@ class MinIsrSubject:
     rf: int
     min_isr: int
     at: Ref
+    default: bool = False  # the minISR is Kafka's built-in 1: nothing sets it
 
 
 @dataclass
@@ -100,7 +101,8 @@ class Context:
                 if rf is not None and breaks(rf, min_isr):
                     at = topic.where("config", "min.insync.replicas") \
                         if "min.insync.replicas" in topic.config else topic.where(otherwise)
-                    yield MinIsrSubject(topic.name, None, rf, min_isr, at)
+                    yield MinIsrSubject(topic.name, None, rf, min_isr, at,
+                                        min_isr_is_default(topic.config, profile))
         elif isinstance(target, Plan):
             view = self.plan_view(target)
             verdicts = {}  # (topic, RF) -> minISR, judged once per pair
@@ -114,7 +116,9 @@ class Context:
                                                                        view.sizes))):
                 move, rf = target.moves[i], view.sizes[i]
                 yield MinIsrSubject(move.topic, move.partition, rf, verdicts[move.topic, rf],
-                                    target.where(move, "replicas"))
+                                    target.where(move, "replicas"),
+                                    min_isr_is_default(self.topic_config(move.topic),
+                                                       self.profile))
 
     def _view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told

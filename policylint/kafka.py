@@ -32,6 +32,13 @@ def effective_min_isr(config: dict, profile: ClusterProfile | None) -> int:
     return 1 if value is None else int(value)
 
 
+def min_isr_is_default(config: dict, profile: ClusterProfile | None) -> bool:
+    """Whether the effective minISR is Kafka's built-in 1: neither the topic nor the
+    cluster profile sets min.insync.replicas."""
+    return config.get("min.insync.replicas") is None and (
+        profile is None or profile.config.get("min.insync.replicas") is None)
+
+
 def default_rf(profile: ClusterProfile | None) -> int | None:
     """The broker default replication factor; Kafka's own default is 1."""
     if profile is None:

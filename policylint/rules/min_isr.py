@@ -8,6 +8,11 @@ from ..words import subject
 class MinIsrRule(Rule):
     targets = ("manifest", "snapshot", "plan")
     spark_frame = "topics"
+    #: on plans too, one finding per topic (at its first entry) rather than per partition
+    topic_level = False
+    #: how the message gives a minISR that is Kafka's built-in default
+    DEFAULT = ("{min_isr} (Kafka's default: neither the topic nor a cluster profile sets "
+               "min.insync.replicas; give the cluster with --cluster)")
 
     @staticmethod
     def breaks(rf, min_isr, options):
@@ -15,16 +20,24 @@ class MinIsrRule(Rule):
         raise NotImplementedError
 
     def check(self, target, ctx, options):
+        seen = set()
         for s in ctx.min_isr_subjects(target, lambda rf, m: self.breaks(rf, m, options)):
-            yield self.finding(self.say(subject=subject(s.topic, s.partition),
-                                        min_isr=s.min_isr, rf=s.rf, **options),
-                               at=s.at, topic=s.topic, partition=s.partition)
+            partition = None if self.topic_level else s.partition
+            if partition is None and s.topic in seen:
+                continue
+            seen.add(s.topic)
+            min_isr = self.DEFAULT.format(min_isr=s.min_isr) if s.default else s.min_isr
+            yield self.finding(self.say(subject=subject(s.topic, partition), min_isr=min_isr,
+                                        rf=s.rf, **options),
+                               at=s.at, topic=s.topic, partition=partition)
 
     def spark(self, options, policy):
         from pyspark.sql import functions as F
 
         from ..spark.expr import one, say
         rf, min_isr = F.col("rf_min"), F.col("min_isr")
+        said = F.when(F.col("min_isr_default"), say(self.DEFAULT, min_isr=min_isr)) \
+            .otherwise(min_isr.cast("string"))
         return one(rf.isNotNull() & min_isr.isNotNull() & self.breaks(rf, min_isr, options),
                    say(self.message, subject=F.concat(F.lit("topic "), F.col("topic")),
-                       min_isr=min_isr, rf=rf, **options))
+                       min_isr=said, rf=rf, **options))

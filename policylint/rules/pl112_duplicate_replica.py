@@ -35,7 +35,8 @@ class DuplicateReplica(Rule):
 
     def check(self, target, ctx, options):
         for found in ctx.replica_lists(target).failing(named_twice):
-            brokers = f"{plural(len(found.verdict), 'broker')} {', '.join(map(str, found.verdict))}"
+            twice = found.verdict
+            brokers = f"{plural(len(twice), 'broker')} {', '.join(map(str, twice))}"
             yield self.finding(self.say(replicas=ids(found.replicas), topic=found.topic,
                                         partition=found.partition, brokers=brokers),
                                at=found.where(), topic=found.topic, partition=found.partition)

@@ -1,4 +1,5 @@
 from ..rule import Rule
+from ..words import count
 
 
 class UnknownPartition(Rule):
@@ -47,6 +48,6 @@ class UnknownPartition(Rule):
             else:
                 message = (f"partition {move.topic}-{move.partition} is not in the snapshot "
                            f"of cluster {ctx.snapshot.profile.name} (topic {move.topic} has "
-                           f"{len(topic.partitions)} partitions)")
+                           f"{count(len(topic.partitions), 'partition')})")
                 at = plan.where(move, "partition")
             yield self.finding(message, at=at, topic=move.topic, partition=move.partition)

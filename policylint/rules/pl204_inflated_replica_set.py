@@ -42,9 +42,10 @@ class InflatedReplicaSet(Rule):
     message = ("partition {topic}-{partition} has {n} replicas {replicas} but topic {topic} has "
                "replication factor {rf}, and the snapshot has no adding/removing replicas: "
                "probably read during a reassignment (KIP-860)")
-    plan_message = ("partition {topic}-{partition}: the plan's {n} replicas match the "
-                    "in-flight union {replicas}, not the target of {target}: it would make the "
-                    "intermediate replication factor permanent (KIP-860)")
+    plan_message = ("partition {topic}-{partition}: the plan gives it {n} replicas, as many "
+                    "as the in-flight union {replicas} of its reassignment, not the {target} "
+                    "of its target: it would make the intermediate replication factor "
+                    "permanent (KIP-860)")
     spark_frame = "partitions"
 
     def check(self, target, ctx, options):

@@ -5,8 +5,11 @@ class MinIsrTooLow(MinIsrRule):
     """min.insync.replicas is below `min` on a topic with RF >= 3.
 
     ## What it does
-    Reports a topic (manifest or snapshot) or plan entry with a replication factor of 3
-    or more whose effective min.insync.replicas is below the option `min` (default 2).
+    Reports a topic (manifest, snapshot, or the entries of a plan: once per topic, at its
+    first entry) with a replication factor of 3 or more whose effective
+    min.insync.replicas is below the option `min` (default 2). When that is Kafka's
+    built-in default of 1, because neither the topic nor a cluster profile sets it, the
+    message says so: give the cluster (`--cluster`) for the real value.
 
     ## Why is this bad?
     With min.insync.replicas=1 an `acks=all` write is acknowledged by the leader alone;
@@ -39,6 +42,8 @@ class MinIsrTooLow(MinIsrRule):
                "acknowledged writes may be lost (policy minimum is {min})")
     options_schema = {"type": "object", "additionalProperties": False,
                       "properties": {"min": {"type": "integer", "minimum": 1, "default": 2}}}
+
+    topic_level = True
 
     @staticmethod
     def breaks(rf, min_isr, options):

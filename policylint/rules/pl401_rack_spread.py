@@ -1,6 +1,7 @@
 import math
 
 from ..kafka import rack_counts
+from ..model import Plan
 from ..rule import Rule
 from ..words import ids, plural
 
@@ -14,7 +15,8 @@ class RackSpread(Rule):
     Mode `strict` (default): the replicas must use min(RF, number of racks) distinct
     racks. Mode `even`: no rack may hold more than ceil(RF / number of racks) replicas.
     Placeholders, unknown brokers and brokers without a rack never count as a rack.
-    Skipped when no broker has a rack.
+    Skipped when no broker has a rack, and for a list that names a broker twice (PL112)
+    or, in a plan, a placeholder (PL505): those rules report it.
 
     ## Why is this bad?
     Replicas that share a rack (an availability zone) share its failures: losing one zone
@@ -56,8 +58,12 @@ class RackSpread(Rule):
         problem = self.problems[options["mode"]]
         strict = options["mode"] == "strict"
         racks, n_racks = profile.brokers, len(profile.racks)
+        plan = isinstance(target, Plan)
 
         def spread(replicas: tuple[int, ...]) -> str | None:
+            real = [r for r in replicas if r >= 0]
+            if len(set(real)) != len(real) or (plan and len(real) != len(replicas)):
+                return None  # PL112's or PL505's
             counts, rf = rack_counts(replicas, racks), len(replicas)
             if strict:
                 wanted = min(rf, n_racks)
@@ -81,7 +87,9 @@ class RackSpread(Rule):
         from ..spark.expr import ids, one, plural, say
         problem = self.problems[options["mode"]]
         rf, n_racks = F.size("target"), F.size("racks")
-        applies = (F.size("broker_ids") > 0) & (n_racks > 0)
+        real = F.filter("target", lambda r: r >= 0)
+        applies = (F.size("broker_ids") > 0) & (n_racks > 0) & \
+            (F.size(F.array_distinct(real)) == F.size(real))
         if options["mode"] == "strict":
             distinct = F.array_distinct(F.expr(
                 "filter(transform(target, r -> rack_of[r]), x -> x IS NOT NULL)"))

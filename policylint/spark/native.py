@@ -11,7 +11,8 @@ share one pass:
 - ``partitions``: a partition (``topic``, ``partition``, ``replicas``, ``isr``, ``adding``,
   ``removing``, ``target``, ``reassigning``, ``current_rf``) with its topic's ``topic_rf``
   and ``min_isr``;
-- ``topics``: per topic, ``rf_min`` (smallest current RF), ``topic_rf``, ``min_isr``,
+- ``topics``: per topic, ``rf_min`` (smallest current RF), ``topic_rf``, ``min_isr`` (and
+  ``min_isr_default``: it is Kafka's built-in 1, nothing sets it),
   ``rf_shares`` and ``leader_shares`` (preferred leaders per rack), with the cluster's
   ``racks`` and ``n_brokers``;
 - ``clusters``: per snapshot, ``no_rack`` (brokers without a rack) and ``n_brokers``.
@@ -88,9 +89,12 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
                      "g -> g.leader_rack = r), 0L, (n, g) -> n + g.partitions) AS n))")
     min_isr = F.expr("try_cast(coalesce(try_element_at(config, 'min.insync.replicas'), "
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
+    min_isr_default = F.expr("try_element_at(config, 'min.insync.replicas') IS NULL AND "
+                             "try_element_at(cluster_config, 'min.insync.replicas') IS NULL")
     return (per_topic.join(fleet.topics, KEY + ["topic"], "left").join(brokers, KEY)
             .select(*KEY, "topic", "rf_min", topic_rf.alias("topic_rf"),
-                    min_isr.alias("min_isr"), rf_shares.alias("rf_shares"),
+                    min_isr.alias("min_isr"), min_isr_default.alias("min_isr_default"),
+                    rf_shares.alias("rf_shares"),
                     leaders.alias("leader_shares"), "racks",
                     F.size("broker_ids").alias("n_brokers")))
 
