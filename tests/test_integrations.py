@@ -96,6 +96,24 @@ def test_pre_commit_hook_blocks_a_violating_commit_and_passes_a_clean_one(
     assert re.search(r"policylint\.+Passed", good.stdout)
 
 
+@pytest.fixture
+def two_clusters(tmp_path):
+    """A GitOps repository with one directory per cluster (tests/realworld/gitops), clean."""
+    shutil.copytree(Path(__file__).parent / "realworld" / "gitops", tmp_path / "repo")
+    repo = tmp_path / "repo"
+    for name in ("prod/topics/typo.yaml", "prod/topics/payments.yaml", "dev/topics/orders.yaml"):
+        (repo / "clusters" / name).unlink()
+    return repo
+
+
+def test_pre_commit_hook_accepts_a_two_cluster_repository(two_clusters, hook_repo):
+    git(two_clusters, "init", "-q", "-b", "main")
+    git(two_clusters, "add", "-A")
+    done = try_repo(two_clusters, hook_repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"policylint\.+Passed", done.stdout)
+
+
 def test_hook_definition():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "policylint" and hook["types_or"] == ["yaml", "json"]
@@ -245,8 +263,32 @@ def test_action_on_a_clean_pull_request(pull_request, runner_temp):
         workspace, runner_temp, {"paths": ".", "cluster": "cluster/prod.json"}, event)
     assert status == 0, log
     assert steps["lint"]["outputs"]["errors"] == "0"
-    assert calls == [(STEPS[0]["uses"], {"python-version": "3.11"})]  # no upload asked
+    assert calls == [(STEPS[0]["uses"], {"python-version": "3.11",  # no upload asked
+                                         "update-environment": "false"})]
     assert "No problems found" in summary.read_text()
+
+
+def test_action_on_a_two_cluster_repository_with_every_input(two_clusters, runner_temp):
+    """Paths with spaces (one per line), clusters, select, ignore, extra args; the upload
+    of a fork's pull request is skipped, and the category is the caller's."""
+    git_commit(two_clusters, "main")
+    (two_clusters / "clusters").rename(two_clusters / "our clusters")
+    fork = {"pull_request": {"head": {"repo": {"full_name": "someone/fork"}}}}
+    log, steps, _, calls, status = run_action(
+        two_clusters, runner_temp,
+        {"paths": "our clusters/dev\nour clusters/prod\n", "select": "PL2,PL3",
+         "ignore": "PL303", "args": "--max-file-size 10M", "sarif": "true",
+         "category": "kafka-prod", "base": ""}, fork)
+    assert status == 0, log
+    outputs = steps["lint"]["outputs"]
+    assert (outputs["errors"], outputs["exit-code"], outputs["upload"]) == ("0", "0", "false")
+    assert not [uses for uses, _ in calls if "upload-sarif" in uses]
+    log, steps, _, calls, status = run_action(
+        two_clusters, runner_temp, {"paths": ".", "sarif": "true", "category": "kafka-prod",
+                                    "base": ""}, {})
+    assert status == 0, log
+    assert calls[-1][1]["category"] == "kafka-prod"
+    assert set(steps["lint"]["outputs"]) >= {"errors", "warnings", "notes", "exit-code"}
 
 
 def test_action_inputs_are_data_not_code(pull_request, runner_temp):

@@ -38,6 +38,9 @@ def write(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
+        umask = os.umask(0)  # read it: a report is created as any file the user writes
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ..words import count
+
 # code -> (what it counts, why it could not check them), for the summary
 _UNCHECKED = {
     "PL201": ("partition", "no snapshot, --current assignment or manifest gives their current "
@@ -34,11 +36,14 @@ def render(result, color: bool = False, **_) -> str:
                          f"{f.message}{tail}")
         lines.append("")
     lines.append(summary_line(result))
-    for code, count in result.unchecked.items():
-        if count:
+    if result.skipped:
+        shown = ", ".join(result.skipped[:5]) + (", ..." if len(result.skipped) > 5 else "")
+        lines.append(f"Skipped {count(len(result.skipped), 'file')} of none of policylint's "
+                     f"kinds: {shown}.")
+    for code, n in result.unchecked.items():
+        if n:
             subject, why = _UNCHECKED.get(code, ("subject", "it lacked the data"))
-            lines.append(f"{code} could not be checked for {count} {subject}"
-                         f"{'s' if count != 1 else ''}: {why}.")
+            lines.append(f"{code} could not be checked for {count(n, subject)}: {why}.")
     return "\n".join(lines) + "\n"
 
 

@@ -55,7 +55,7 @@ class RfChange(Rule):
             if state is not None:
                 rf, source = rfs[i], "the snapshot"
             elif move[:2] in current:
-                rf, source = len(current[move[:2]]), "--current"
+                rf, source = len(current[move[:2]]), "the current assignment"
             else:
                 if topic not in declared:
                     declared[topic] = self._declared(ctx, topic)

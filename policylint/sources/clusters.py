@@ -133,8 +133,9 @@ class Placement:
                 return next((c for c in self.clusters if c.name == name), None)
         return None
 
-    def names(self) -> str:
-        return ", ".join(sorted({f"{c.name} ({c.file})" for c in self.clusters}))
+    def names(self, files: bool = False) -> str:
+        return ", ".join(sorted({f"{c.name} ({c.file})" if files else c.name
+                                 for c in self.clusters}))
 
 
 def _under(file: str, folder: str) -> bool:

@@ -97,9 +97,9 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
         if cluster is None and clusters:
             raise InputError(
                 f"{plan.doc.source.name}: which cluster is this plan for? The inputs describe "
-                f"{len(clusters)} ({placement.names()}) and none is its own: give it with "
-                "--cluster FILE, or map the plan's path to a cluster under clusters: in the "
-                "policy")
+                f"{len(clusters)} ({placement.names(files=True)}) and none is its own: "
+                "give it with --cluster FILE, or map the plan's path to a cluster under "
+                "clusters: in the policy")
         group(cluster).plans.append(plan)
     for snap in inputs.snapshots:
         group(_own(clusters, snap.profile)).snapshots.append(snap)
