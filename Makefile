@@ -16,6 +16,9 @@ demo: $(STAMP)
 	@echo '$$ policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml'
 	@$(BIN)/policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml || true
 	@echo
+	@echo '$$ policylint lint examples/two-clusters    # one directory per cluster, no --cluster'
+	@$(BIN)/policylint lint examples/two-clusters || true
+	@echo
 	@echo '$$ policylint lint examples/clusters/prod-eu-1.json'
 	@$(BIN)/policylint lint examples/clusters/prod-eu-1.json || true
 	@echo

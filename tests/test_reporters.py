@@ -130,6 +130,13 @@ def test_report_files_are_written_besides_stdout(tmp_path, monkeypatch):
     jsonschema.validate(json.loads((tmp_path / "out.sarif").read_text()), SARIF_SCHEMA)
     assert json.loads((tmp_path / "out.json").read_text())["summary"]["error"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "out.sarif", "p.json"]
+    for umask, mode in ((0o022, 0o644), (0o027, 0o640)):  # as the user creates files
+        before = os.umask(umask)
+        try:
+            CliRunner().invoke(app, ["lint", "p.json", "--report", "json:out.json"])
+        finally:
+            os.umask(before)
+        assert (tmp_path / "out.json").stat().st_mode & 0o777 == mode
     bad = CliRunner().invoke(app, ["lint", "p.json", "--report", "xml:out.xml"])
     assert bad.exit_code == 2 and "FORMAT:FILE" in bad.stderr
     missing = CliRunner().invoke(app, ["lint", "p.json", "--report", "json:no/such/dir/x"])

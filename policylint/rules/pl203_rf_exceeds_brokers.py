@@ -61,7 +61,9 @@ class RfExceedsBrokers(Rule):
         else:
             rf = manifest_rf(target, profile)
             if rf is not None and rf > brokers:
-                yield self._finding(target.name, None, rf, brokers, profile,
+                said = rf if target.rf is not None else \
+                    f"{rf} (the cluster's default.replication.factor)"
+                yield self._finding(target.name, None, said, brokers, profile,
                                     target.where("rf"))
 
     def _finding(self, topic, partition, rf, brokers, profile, at):

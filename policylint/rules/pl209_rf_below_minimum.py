@@ -77,8 +77,7 @@ class RfBelowMinimum(Rule):
                 origin = "" if target.rf is not None else \
                     " (the cluster's default.replication.factor)"
                 yield self._finding(f"topic {target.name}", rf, origin, options,
-                                    target.where("rf" if target.rf is not None else "name"),
-                                    target.name)
+                                    target.where("rf"), target.name)
 
     def _finding(self, subject, rf, origin, options, at, topic):
         return self.finding(self.say(subject=subject, rf=rf, origin=origin, **options), at=at,
