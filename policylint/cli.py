@@ -24,8 +24,12 @@ FAIL_ON = ("error", "warning", "note")
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"policylint: error: {message}", err=True)
+    typer.echo(f"policylint: error: {_one_line(message)}", err=True)
     raise typer.Exit(2)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
 
 
 @contextmanager
@@ -131,7 +135,7 @@ def lint(
                                          help="Colour text output (default: on a terminal)."),
 ) -> None:
     """Lint topic manifests, reassignment plans and cluster snapshots."""
-    from .reporters import render, write
+    from .reporters import render, write_all
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt not in _formats():
@@ -150,12 +154,14 @@ def lint(
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors("internal error"):  # a reporter plugin may fail
-        for report_fmt, file in extra:
-            try:
-                write(file, render(report_fmt, result))
-            except OSError as exc:
-                _fail(f"--report {report_fmt}:{file}: {exc.strerror or exc}")
+        rendered = [(file, render(report_fmt, result)) for report_fmt, file in extra]
         output = render(fmt, result, color=use_color)
+    try:
+        write_all(rendered)  # every report or none
+    except OSError as exc:
+        spec = next((f"{fmt_}:{file}" for fmt_, file in extra if file == exc.filename),
+                    "FORMAT:FILE")
+        _fail(f"--report {spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
     raise typer.Exit(1 if result.failed(fail_on) else 0)
 
@@ -240,6 +246,28 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")
     typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n{doc}")
 
 
+def run(argv: list[str] | None = None) -> int:
+    """``policylint ARGV`` in this process; its exit status. Usage errors are one line, as
+    every other error."""
+    try:
+        code = app(argv, standalone_mode=False)
+        return code if isinstance(code, int) else 0
+    except typer.TyperException as exc:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        code = getattr(exc, "exit_code", 2)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # no command: the help, as asked
+            print(message, file=sys.stderr)
+        else:
+            hint = " (see 'policylint --help')" if code == 2 else ""
+            print(f"policylint: error: {_one_line(message)}{hint}", file=sys.stderr)
+        return code
+    except typer.Abort:  # Ctrl-C
+        print("policylint: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+
+
 def main() -> None:
     """The ``policylint`` process. It alone decides how the process runs and ends: a run
     builds millions of small objects and no garbage cycles worth collecting, so the cyclic
@@ -248,10 +276,7 @@ def main() -> None:
     (Spark's JVM ends when this process does: it watches its standard input.)"""
     gc.disable()
     try:
-        app()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        code = run()
     except BrokenPipeError:  # `policylint lint | head`
         code = 1
     try:

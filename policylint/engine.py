@@ -208,8 +208,10 @@ def _suppress(finding: Finding, rule: Rule, policy: CompiledPolicy) -> None:
                 _suppressed(finding, "inSource",
                             disables[line][1] or "disabled by an inline comment")
                 return
-    if doc is not None and isinstance(doc.data, dict):
-        annotations = (doc.data.get("metadata") or {}).get("annotations") or {}
+    metadata = doc.data.get("metadata") if doc is not None and isinstance(doc.data, dict) \
+        else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict):
         listed = annotations.get("policylint.io/disable")
         if isinstance(listed, str) and keys & {c.strip() for c in listed.split(",")}:
             _suppressed(finding, "inSource", "disabled by the policylint.io/disable annotation")

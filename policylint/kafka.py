@@ -20,23 +20,37 @@ ADDING, REMOVING = attrgetter("adding"), attrgetter("removing")
 
 
 def as_int(value: Any) -> int | None:
-    """Kafka config values come as strings or ints ("2" == 2)."""
-    return None if value is None else int(value)
+    """A Kafka config value as a number: they come as strings or ints ("2" == 2). None
+    where it is none (a word, a fraction, infinity, beyond a long): unknown."""
+    if type(value) is str:
+        text = value.strip()
+        digits = text[1:] if text[:1] in "+-" else text
+        if len(text) > 20 or not (digits.isascii() and digits.isdigit()):
+            return None
+        number = int(text)
+    elif type(value) is int:
+        number = value
+    elif type(value) is float and value.is_integer():
+        number = int(value)
+    else:
+        return None
+    return number if -2**63 <= number < 2**63 else None
 
 
 def effective_min_isr(config: dict, profile: ClusterProfile | None) -> int:
-    """The topic's min.insync.replicas, else the broker default, else 1."""
-    value = config.get("min.insync.replicas")
+    """The topic's min.insync.replicas, else the broker default, else 1. (A value that is
+    no number is a schema finding of its own and counts as not set.)"""
+    value = as_int(config.get("min.insync.replicas"))
     if value is None and profile is not None:
-        value = profile.config.get("min.insync.replicas")
-    return 1 if value is None else int(value)
+        value = as_int(profile.config.get("min.insync.replicas"))
+    return 1 if value is None else value
 
 
 def min_isr_is_default(config: dict, profile: ClusterProfile | None) -> bool:
     """Whether the effective minISR is Kafka's built-in 1: neither the topic nor the
     cluster profile sets min.insync.replicas."""
-    return config.get("min.insync.replicas") is None and (
-        profile is None or profile.config.get("min.insync.replicas") is None)
+    return as_int(config.get("min.insync.replicas")) is None and (
+        profile is None or as_int(profile.config.get("min.insync.replicas")) is None)
 
 
 def default_rf(profile: ClusterProfile | None) -> int | None:

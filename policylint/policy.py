@@ -115,8 +115,6 @@ def load(path: str | Path | None = None) -> Policy:
     found = Path(path) if path is not None else discover()
     if found is None:
         return _resolve(_pack("default"), "default", [])
-    if not found.is_file():
-        raise PolicyError(f"policy {path}: no such file")
     return _resolve(_read(found), display_name(found), [])
 
 
@@ -126,18 +124,25 @@ def _pack(name: str) -> tuple[dict, Document | None, Path | None]:
 
 
 def _read(path: Path) -> tuple[dict, Document | None, Path | None]:
+    """A policy file, read as any input is (a regular file, bounded, UTF-8, not empty)."""
+    from .sources import read
+    try:
+        source = read(path, 2**24)
+    except ParseError as exc:
+        raise PolicyError(f"policy {display_name(path)}: {exc.message}") from None
     if path.name == "pyproject.toml":
         import tomllib
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(source.text)
+        except tomllib.TOMLDecodeError as exc:
             raise PolicyError(f"policy {display_name(path)}: {exc}") from None
-        return _plain(data.get("tool", {}).get("policylint", {})), None, path
-    try:
-        text = path.read_text("utf-8")
-    except (UnicodeDecodeError, OSError) as exc:
-        raise PolicyError(f"policy {display_name(path)}: {exc}") from None
-    data, doc, _ = _parse_yaml(SourceFile(display_name(path), text, "yaml"))
+        tool = data.get("tool")
+        table = tool.get("policylint") if isinstance(tool, dict) else None
+        if not isinstance(table, dict):
+            raise PolicyError(f"policy {display_name(path)}: [tool.policylint] is not a table")
+        return _plain(table), None, path
+    source.format = "yaml"
+    data, doc, _ = _parse_yaml(source)
     return data, doc, path
 
 
@@ -180,7 +185,11 @@ def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
         policy = _resolve(_pack(base), f"<pack {base}>", chain + [key])
     else:
         parent = (path.parent if path else Path.cwd()) / base
-        if not parent.is_file():
+        try:
+            found = parent.is_file()
+        except OSError:  # a name the file system cannot hold
+            found = False
+        if not found:
             raise PolicyError(f"policy {name}: extends {base!r}, which is neither a built-in "
                               f"pack ({', '.join(PACKS)}) nor a file")
         policy = _resolve(_read(parent), display_name(parent), chain + [key])

@@ -9,8 +9,15 @@ from pathlib import Path
 
 
 def render(fmt: str, result, **options) -> str:
+    """The result in ``fmt``, as text any output can take: a lone surrogate from an input
+    (JSON's ``"\\ud800"``) is written as its escape."""
     from ..registry import reporter
-    return reporter(fmt).render(result, **options)
+    text = reporter(fmt).render(result, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 @lru_cache(maxsize=None)
@@ -32,16 +39,32 @@ def repo_relative(file: str) -> str:
 
 def write(path: str, text: str) -> None:
     """Writes a report so that readers see the old content or the new, never half a file."""
+    write_all([(path, text)])
+
+
+def write_all(reports: list[tuple[str, str]]) -> None:
+    """Writes every report or none: each goes to a temporary file beside its target first,
+    and only when all of them are written do they replace their targets. OSError names the
+    report that could not be written."""
     import tempfile
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                               prefix=".policylint-", suffix=".tmp")
+    umask = os.umask(0)  # read it: a report is created as any file the user writes
+    os.umask(umask)
+    written: list[tuple[str, str]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        umask = os.umask(0)  # read it: a report is created as any file the user writes
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        for path, text in reports:
+            try:
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                                           prefix=".policylint-", suffix=".tmp")
+            except OSError as exc:
+                exc.filename = path
+                raise
+            written.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.chmod(tmp, 0o666 & ~umask)
     except BaseException:
-        os.unlink(tmp)
+        for tmp, _ in written:
+            os.unlink(tmp)
         raise
+    for tmp, path in written:
+        os.replace(tmp, path)

@@ -9,6 +9,7 @@ problems with how policylint was called (a missing path, a broken context file) 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -67,7 +68,7 @@ def walk(paths: list[str]) -> Iterator[tuple[Path, bool]]:
                 for name in sorted(names):
                     if name.endswith(EXTENSIONS) and not name.startswith("."):
                         yield from _once(Path(root, name), False, seen)
-        elif path.exists():
+        elif os.path.lexists(path):  # a named file that cannot be read is a finding
             yield from _once(path, True, seen)
         else:
             raise InputError(f"{raw}: no such file or directory")
@@ -80,14 +81,49 @@ def _once(path: Path, explicit: bool, seen: set[str]) -> Iterator[tuple[Path, bo
         yield path, explicit
 
 
+class NotRegular(ParseError):
+    """The path is no regular file: a directory, FIFO, device or socket, or a symbolic link
+    that leads nowhere. A walk skips it; named, it is a PL100."""
+
+
 def read(path: Path, max_size: int) -> SourceFile:
-    """The file's text; ParseError when it is too large, not UTF-8 or empty."""
-    name = display_name(path)
-    size = path.stat().st_size
-    if size > max_size:
-        raise ParseError(f"file is {_mib(size)}, larger than the {_mib(max_size)} limit "
-                         "(raise it with --max-file-size)")
-    return decode(name, path.read_bytes(), path.suffix.lower())
+    """The file's text; ParseError when it cannot be read, is no regular file, is too large,
+    not UTF-8 or empty. At most ``max_size`` + 1 bytes are read, whatever the file system
+    says of its size, and nothing waits for a writer (a FIFO is refused, not read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) |
+                     getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise NotRegular(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(f"not a regular file ({_special(mode)})")
+        chunks, left = [], max_size + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise ParseError(f"cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > max_size:
+        raise ParseError(f"file is larger than the {_mib(max_size)} limit (raise it with "
+                         "--max-file-size)")
+    return decode(display_name(path), data, path.suffix.lower())
+
+
+def _special(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "a special file"
 
 
 def decode(name: str, data: bytes, suffix: str) -> SourceFile:
@@ -192,6 +228,9 @@ def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
     """The model of parsed files; ``ahead`` may have validated some already."""
     inputs = Inputs()
     for name, explicit, docs in parsed:
+        if isinstance(docs, NotRegular) and not explicit:
+            inputs.skipped.append(f"{name} ({docs.message})")
+            continue
         if isinstance(docs, ParseError):
             inputs.files.append(name)
             inputs.findings.append(source_finding("PL100", docs.message, name, docs.line,
@@ -271,11 +310,8 @@ def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE
 
 def parse_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Document]:
     """The documents of a context file; InputError when it cannot be read."""
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(f"{path}: no such file")
     try:
-        return parse(read(file, max_size))
+        return parse(read(Path(path), max_size))
     except ParseError as exc:
         raise InputError(f"{path}:{exc.line or 1}:{exc.column or 1}: {exc.message}") from None
 

@@ -10,6 +10,7 @@ class ParseError(Exception):
     """The bytes are not a valid document; reported as PL100 at (line, column)."""
 
     def __init__(self, message: str, line: int | None = 1, column: int | None = 1):
+        message = " ".join(message.split())  # one line, whatever the parser said
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
 

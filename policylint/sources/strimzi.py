@@ -15,9 +15,9 @@ CLUSTER_LABEL = "strimzi.io/cluster"
 
 
 def detect(data: dict) -> str | None:
-    api = data.get("apiVersion")
-    if isinstance(api, str) and api.startswith(GROUP):
-        return KINDS.get(data.get("kind"))
+    api, kind = data.get("apiVersion"), data.get("kind")
+    if isinstance(api, str) and api.startswith(GROUP) and isinstance(kind, str):
+        return KINDS.get(kind)
     return None
 
 

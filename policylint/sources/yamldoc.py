@@ -23,6 +23,9 @@ except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
 MAX_DEPTH = 200
+# Python prints no integer of more than 4,300 digits: refuse them where they are read
+_MAX_DIGITS = 4_000
+_MAX_INT_BITS = 13_000  # about 3,900 decimal digits
 _T = "tag:yaml.org,2002:"
 _SCALAR = SafeConstructor()
 _CONSTRUCT = {
@@ -103,11 +106,16 @@ class _Builder:
             if construct is None:
                 raise _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads "
                              "plain YAML only", node)
+            if len(node.value) > _MAX_DIGITS and node.tag in (_T + "int", _T + "float"):
+                raise _error(f"number with {len(node.value)} digits is too large", node)
             try:
-                return construct(node)
-            except ValueError:  # an integer beyond Python's digit limit
-                raise _error(f"number with {len(node.value)} digits is too large", node) \
-                    from None
+                value = construct(node)
+            except Exception:  # a value its tag refuses: !!bool maybe, !!int "", ...
+                raise _error(f"{_short_tag(node.tag)} cannot read the value "
+                             f"{node.value[:40]!r}", node) from None
+            if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # from hex, octal
+                raise _error("integer is too large to read", node)
+            return value
         if id(node) in self.active:
             raise _error("recursive alias: the node contains itself", node)
         if depth >= MAX_DEPTH:

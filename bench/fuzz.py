@@ -1,0 +1,61 @@
+"""The fuzz campaign: hostile documents, policies and command lines against policylint's
+contract, for a given time. Prints how many cases ran and every problem found, with the
+seed that reproduces it (``--seed N --cases 1``).
+
+    python bench/fuzz.py --minutes 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from hostile import case, check  # noqa: E402
+
+KINDS = ("documents", "policy", "command")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument("--cases", type=int, default=0, help="stop after this many (0: time)")
+    parser.add_argument("--memory", type=int, default=4096, help="address space cap, MiB")
+    args = parser.parse_args()
+    # a case that allocates without bound fails here as a MemoryError, not the machine
+    limit = args.memory * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    deadline = time.monotonic() + args.minutes * 60
+    ran, problems = Counter(), []
+    seed = args.seed
+    while time.monotonic() < deadline and (not args.cases or sum(ran.values()) < args.cases):
+        kind = KINDS[seed % len(KINDS)]
+        written, argv = case(random.Random(seed), kind)
+        root = Path(tempfile.mkdtemp(prefix="policylint-fuzz-"))
+        try:
+            problem = check(root, written, argv)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        ran[kind] += 1
+        if problem:
+            problems.append((seed, kind, problem))
+            print(f"seed {seed} ({kind}): {problem}", flush=True)
+        seed += 1
+        if sum(ran.values()) % 500 == 0:
+            print(f"... {sum(ran.values())} cases, {len(problems)} problems", flush=True)
+    print(f"{sum(ran.values())} cases ({', '.join(f'{n} {k}' for k, n in ran.items())}), "
+          f"seeds {args.seed}..{seed - 1}: {len(problems)} contract breaks, "
+          f"{len({p for _, _, p in problems})} distinct")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Hostile inputs for policylint: documents, policies and command lines built from pieces the
+fuzz campaign found trouble with, mixed with valid ones so that the rules run too; and the
+contract every case must keep (``check``). Used by ``tests/test_fuzz.py`` (a small fixed
+budget) and by ``bench/fuzz.py`` (a campaign of a given length)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+from pathlib import Path
+
+SCALARS = ["3", "-1", "0", "1", '"2"', "true", "null", "~", "1.5", ".inf", "-.nan", '""',
+           "'x'", "0x" + "f" * 40, "0x" + "f" * 3600, "0" + "7" * 4400, "9" * 4400,
+           "!!bool maybe", '!!int ""', '!!float ""', "!!str 1", "!!python/object:os.system x",
+           "!!binary aGk=", "2026-11-21", '"a\\nb"', '"\\ud800"', "[]", "{}", "[x]", "{a: 1}",
+           "*missing", "&a 1", "? [complex]", '"' + "x" * 300 + '"', "1e999"]
+KEYS = ["apiVersion", "kind", "metadata", "name", "labels", "annotations", "namespace", "spec",
+        "replicas", "partitions", "config", "topicName", "roles", "kafka", "version", "cluster",
+        "brokers", "topics", "id", "rack", "isr", "adding", "removing", "partition", "topic",
+        "log_dirs", "captured_at", "items", "strimzi.io/cluster", "policylint.io/disable",
+        "min.insync.replicas", "default.replication.factor", "num.partitions", "retention.ms",
+        "strimzi.io/node-pools", "<<"]
+KINDS = ["KafkaTopic", "Kafka", "KafkaNodePool", "ClusterSnapshot", "List", "[]", "{}"]
+APIS = ["kafka.strimzi.io/v1beta2", "kafka.strimzi.io/v1", "v1", "[x]"]
+
+
+def value(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth > 3 or roll < 0.55:
+        return rng.choice(SCALARS)
+    if roll < 0.75:
+        return "[" + ", ".join(value(rng, depth + 1) for _ in range(rng.randrange(4))) + "]"
+    return "{" + ", ".join(f"{rng.choice(KEYS)}: {value(rng, depth + 1)}"
+                           for _ in range(rng.randrange(4))) + "}"
+
+
+def manifest(rng: random.Random) -> str:
+    """A Strimzi resource, a snapshot or a List, right or wrong in a few places."""
+    kind = rng.choice(KINDS)
+    lines = [f"apiVersion: {rng.choice(APIS)}", f"kind: {kind}",
+             f"metadata: {{name: {rng.choice(['t', 'c', 'prod', value(rng)])}, labels: "
+             f"{{strimzi.io/cluster: {rng.choice(['c', 'prod', value(rng)])}}}, "
+             f"annotations: {rng.choice(['{}', value(rng), '{strimzi.io/node-pools: enabled}'])}}}"]
+    if kind == "ClusterSnapshot":
+        lines = ["kind: ClusterSnapshot", f"version: {rng.choice(['1', value(rng)])}",
+                 f"cluster: {rng.choice(['prod', value(rng)])}",
+                 f"brokers: [{{id: 1, rack: a}}, {{id: {rng.choice(['2', value(rng)])}}}]",
+                 "topics: [{name: t, partitions: [{partition: 0, replicas: "
+                 f"{rng.choice(['[1, 2]', value(rng)])}, isr: {value(rng)}}}]}}]"]
+    elif kind == "List":
+        lines.append(f"items: [{manifest_flow(rng)}, {value(rng)}]")
+    else:
+        lines.append(f"spec: {{replicas: {rng.choice(['3', value(rng)])}, partitions: "
+                     f"{rng.choice(['3', value(rng)])}, roles: [broker], kafka: {{replicas: "
+                     f"{rng.choice(['3', value(rng)])}, config: {{min.insync.replicas: "
+                     f"{value(rng)}, num.partitions: {value(rng)}}}}}, config: "
+                     f"{{{rng.choice(KEYS)}: {value(rng)}}}}}")
+    for _ in range(rng.randrange(3)):
+        lines.insert(rng.randrange(len(lines) + 1), f"{rng.choice(KEYS)}: {value(rng)}")
+    return "\n".join(lines) + "\n"
+
+
+def manifest_flow(rng: random.Random) -> str:
+    return (f"{{apiVersion: kafka.strimzi.io/v1beta2, kind: KafkaTopic, metadata: "
+            f"{{name: {rng.choice(['t', value(rng)])}}}, spec: {{replicas: {value(rng)}}}}}")
+
+
+def plan(rng: random.Random) -> str:
+    entries = []
+    for i in range(rng.randrange(4)):
+        entry = {"topic": rng.choice(["t", "u", "t\ud800", 1, None]),
+                 "partition": rng.choice([i, 0, -1, 2**31, "0", 10**30]),
+                 "replicas": rng.choice([[1, 2], [1, 1], [], [-1, 2], ["1"], [2**40], None])}
+        if rng.random() < 0.3:
+            entry["log_dirs"] = rng.choice([["any"], "any", [1]])
+        entries.append(entry)
+    data = {"partitions": entries} if rng.random() < 0.9 else {"topics": entries}
+    if rng.random() < 0.7:
+        data["version"] = rng.choice([1, 2, "1"])
+    text = json.dumps(data, ensure_ascii=rng.random() < 0.5)
+    roll = rng.random()
+    if roll < 0.15:  # the reassignment tool's printed output
+        return (f"Current partition replica assignment\n{text}\n\nProposed partition "
+                f"reassignment configuration\n{json.dumps(data, indent=rng.choice([None, 2]))}\n")
+    if roll < 0.25:
+        return text[:rng.randrange(len(text) + 1)]  # cut short
+    if roll < 0.3:
+        return "[" * rng.choice([50, 300, 5000]) + "]" * 5
+    return text
+
+
+def files(rng: random.Random) -> dict[str, str | bytes]:
+    out: dict[str, str | bytes] = {}
+    for i in range(rng.randrange(1, 5)):
+        roll = rng.random()
+        if roll < 0.45:
+            out[f"m{i}.yaml"] = manifest(rng) if rng.random() < 0.8 else \
+                "---\n".join(manifest(rng) for _ in range(3))
+        elif roll < 0.8:
+            out[f"p{i}.json"] = plan(rng)
+        elif roll < 0.85:
+            out[f"b{i}.json"] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+        elif roll < 0.9:
+            out[f"a{i}.yaml"] = "a: &a [x, x, x]\n" + "".join(
+                f"b{j}: &b{j} [{', '.join(['*a' if j == 0 else f'*b{j - 1}'] * 9)}]\n"
+                for j in range(rng.choice([3, 12])))
+        else:
+            out[f"e{i}.yaml"] = rng.choice(["", "  \n", "\ufeff", "%YAML 9.9\n---\n", "{{{",
+                                            "- " * 3000 + "x"])
+    return out
+
+
+def policy(rng: random.Random) -> str:
+    lines = []
+    if rng.random() < 0.5:
+        lines.append(f"extends: {rng.choice(['default', 'strict', 'kip409', 'nope', 'x' * 4000, value(rng)])}")
+    if rng.random() < 0.6:
+        lines.append(f"rules: {{{rng.choice(['PL303', 'rack-spread', 'PL999', value(rng)])}: "
+                     f"{{{rng.choice(['min', 'mode', 'severity', 'enabled', 'bogus'])}: {value(rng)}}}}}")
+    if rng.random() < 0.4:
+        lines.append(f"exemptions: [{{rule: {rng.choice(['PL401', value(rng)])}, topics: "
+                     f"{value(rng)}, reason: {rng.choice(['r', value(rng)])}, expires: "
+                     f"{rng.choice(['2027-01-31', '2027-13-45', value(rng)])}}}]")
+    if rng.random() < 0.3:
+        lines.append(f"clusters: {value(rng)}")
+    if rng.random() < 0.2:
+        lines.append(f"{rng.choice(KEYS)}: {value(rng)}")
+    return "\n".join(lines) + "\n"
+
+
+OPTIONS = ["--format", "--fail-on", "--select", "--ignore", "--cluster", "--current",
+           "--policy", "--report", "--max-file-size", "--base", "--allow-rf-change",
+           "--color", "--no-color", "--bogus", "-x", "--"]
+ARGS = ["json", "sarif", "text", "github", "markdown", "xml", "error", "note", "PL1", "PL9",
+        "rf-change", ",", "", "0", "1K", "-1", "1T", "HEAD", "json:out.json", "sarif:x/y.sarif",
+        "nope", "m0.yaml", "p1.json", ".", "\n", "a\nb", "missing.json"]
+
+
+def command(rng: random.Random, names: list[str]) -> list[str]:
+    args = ["lint"]
+    for _ in range(rng.randrange(5)):
+        args.append(rng.choice(OPTIONS))
+        if rng.random() < 0.8:
+            args.append(rng.choice(ARGS + names))
+    return args + rng.sample(names, rng.randrange(len(names) + 1))
+
+
+def case(rng: random.Random, kind: str) -> tuple[dict, list[str]]:
+    """(files, command line) of one case of ``kind``: documents, policy or command."""
+    written = files(rng)
+    names = sorted(written)
+    if kind == "documents":
+        return written, ["lint", "--select", "PL", "--format",
+                         rng.choice(["json", "sarif", "text", "github", "markdown"]), *names]
+    if kind == "policy":
+        written["policy.yaml"] = policy(rng)
+        return written, ["lint", "--select", "PL", "--policy", "policy.yaml", *names]
+    return written, command(rng, names)
+
+
+class Hang(Exception):
+    pass
+
+
+def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str | None:
+    """Runs one case in ``root`` (in this process); what broke the contract, or None."""
+    import contextlib
+    import io
+
+    from policylint.cli import run
+    for name, content in written.items():
+        path = root / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+    before = set(os.listdir(root))
+
+    def alarm(*_):
+        raise Hang()
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    cwd = os.getcwd()
+    os.chdir(root)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(args)
+    except Hang:
+        return f"no answer within {seconds} s"
+    except BaseException as exc:  # a traceback: what the contract forbids
+        return f"exception {type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        os.chdir(cwd)
+    stdout, stderr = out.getvalue(), err.getvalue()
+    if code not in (0, 1, 2):
+        return f"exit {code}"
+    if "internal error" in stderr or "Traceback" in stdout + stderr:
+        return f"internal error: {stderr.strip()[:300]}"
+    if code == 2:
+        if len(stderr.splitlines()) != 1:
+            return f"exit 2 without a one-line reason: {stderr[:300]!r}"
+        if set(os.listdir(root)) - before:
+            return f"exit 2 but wrote {sorted(set(os.listdir(root)) - before)}"
+    elif args.count("--format") == 1 and args[args.index("--format") + 1:][:1] == ["json"]:
+        try:
+            json.loads(stdout)
+        except ValueError:
+            return "--format json printed no JSON"
+    return None

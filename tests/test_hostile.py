@@ -1,0 +1,163 @@
+"""Hostile input, one regression test per class the fuzz campaign found: a broken input file
+is a located finding; a bad policy, context file or command line is exit 2 with one line;
+never a traceback, a hang or unbounded memory; nothing written unless asked, and never half
+of it."""
+
+import json
+import os
+import stat
+import threading
+
+import pytest
+from typer.testing import CliRunner
+
+from policylint.cli import app
+
+from conftest import write_files
+
+KAFKA = "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\nmetadata: {{name: c}}\n" \
+        "spec: {{kafka: {{replicas: {replicas}}}}}\n"
+TOPIC = "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: t}\n" \
+        "spec: {partitions: 1, replicas: 3}\n"
+
+
+def run(tmp_path, monkeypatch, *args):
+    """(exit code, JSON output or None, stderr) of a run in ``tmp_path``; the contract
+    holds whatever the input: exit 0, 1 or 2, and 2 says why in one line."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", "--select", "PL", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert result.exit_code in (0, 1, 2)
+    assert "internal error" not in result.stderr and "Traceback" not in result.output
+    if result.exit_code == 2:
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+    out = json.loads(result.stdout) if "--format" in args and result.exit_code != 2 else None
+    return result.exit_code, out, result.stderr
+
+
+def located(out, rule="PL100"):
+    return [(f["file"], f["line"], f["column"]) for f in out["findings"] if f["rule"] == rule]
+
+
+@pytest.mark.parametrize("value", ["!!bool maybe", '!!int ""', '!!float ""', "!!int 0x",
+                                   "!!timestamp [1]", "!!null {a: 1}"])
+def test_1_tags_whose_constructor_refuses_the_value(tmp_path, monkeypatch, value):
+    write_files(tmp_path, {"t.yaml": f"kind: KafkaTopic\nvalue: {value}\n"})
+    code, out, _ = run(tmp_path, monkeypatch, "t.yaml", "--format", "json")
+    assert code == 1 and located(out) == [("t.yaml", 2, 8)]
+
+
+@pytest.mark.parametrize("doc", ["kind: []\napiVersion: kafka.strimzi.io/v1beta2\n",
+                                 "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                 "metadata: [x]\nspec: {}\n",
+                                 "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                 "metadata: {name: t, annotations: [x]}\nspec: {}\n",
+                                 "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\n"
+                                 "metadata: {name: c, labels: [x]}\nspec: {kafka: []}\n",
+                                 "apiVersion: v1\nkind: List\nitems: [1, [2], {kind: []}]\n"])
+def test_2_values_of_the_wrong_shape(tmp_path, monkeypatch, doc):
+    write_files(tmp_path, {"x.yaml": doc, "topic.yaml": TOPIC})
+    code, out, _ = run(tmp_path, monkeypatch, "x.yaml", "topic.yaml", "--format", "json")
+    assert code in (0, 1)
+    assert {f["file"] for f in out["findings"]} <= {"x.yaml", "topic.yaml"}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("hex.yaml", "kind: KafkaTopic\nspec: {replicas: 0x" + "f" * 3900 + "}\n"),
+    ("oct.yaml", "kind: KafkaTopic\nspec: {replicas: 0" + "7" * 4400 + "}\n"),
+    ("dec.yaml", "kind: KafkaTopic\nspec: {replicas: " + "9" * 4500 + "}\n"),
+    ("big.json", '{"partitions": [{"topic": "t", "partition": ' + "9" * 5000 + "}]}"),
+])
+def test_3_integers_beyond_pythons_digit_limit(tmp_path, monkeypatch, name, text):
+    write_files(tmp_path, {name: text})
+    code, out, _ = run(tmp_path, monkeypatch, name, "--format", "json")
+    assert code == 1 and [f["rule"] for f in out["findings"]] == ["PL100"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_4_a_lone_surrogate_in_every_output_format(tmp_path, monkeypatch, fmt):
+    write_files(tmp_path, {"p.json": '{"partitions": [{"topic": "t\\ud800", "partition": 0, '
+                                     '"replicas": [1, 1]}]}'})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", "p.json", "--select", "PL", "--format", fmt,
+                                      "--report", f"{fmt}:out"])
+    assert result.exit_code == 1, result.output
+    assert "\\ud800" in result.stdout and "\\ud800" in (tmp_path / "out").read_text()
+
+
+def test_5_counts_are_bounded_before_anything_is_built(tmp_path, monkeypatch):
+    write_files(tmp_path, {"kafka.yaml": KAFKA.format(replicas=10**12), "topic.yaml": TOPIC})
+    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json")
+    assert code == 1 and located(out, "PL101") == [("kafka.yaml", 4, 26)]
+    write_files(tmp_path, {"kafka.yaml": KAFKA.format(replicas=3_000_000)})
+    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json")
+    assert located(out, "PL101") == [("kafka.yaml", 4, 26)]
+
+
+def test_6_special_files_in_a_walk_and_named(tmp_path, monkeypatch):
+    write_files(tmp_path, {"d/topic.yaml": TOPIC})
+    os.symlink("nowhere.yaml", tmp_path / "d" / "dangling.yaml")
+    os.symlink("loop.yaml", tmp_path / "d" / "loop.yaml")
+    os.symlink("/dev/zero", tmp_path / "d" / "zero.yaml")
+    os.mkfifo(tmp_path / "d" / "fifo.yaml")
+    finished = []
+
+    def lint_all():
+        finished.append(run(tmp_path, monkeypatch, "d", "--format", "json"))
+    worker = threading.Thread(target=lint_all, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert finished, "the walk hung"
+    code, out, _ = finished[0]
+    assert out["summary"]["files"] == 1  # the topic; the rest skipped with a note
+    for name in ("d/dangling.yaml", "d/loop.yaml", "d/zero.yaml", "d/fifo.yaml"):
+        code, out, _ = run(tmp_path, monkeypatch, name, "--format", "json")
+        assert code == 1 and located(out) == [(name, 1, 1)], name
+
+
+@pytest.mark.parametrize("value", ["many", ".inf", "1e400", "99999999999999999999999", "[1]"])
+def test_7_diff_mode_profile_numbers_that_are_not_integers(tmp_path, monkeypatch, value):
+    from conftest import git_commit
+    write_files(tmp_path, {"kafka.yaml": KAFKA.format(replicas=3).replace(
+        "}}}", f", config: {{num.partitions: {value}, default.replication.factor: {value}}}}}}}"),
+        "topic.yaml": TOPIC.replace("partitions: 1, replicas: 3", "partitions: 2")})
+    git_commit(tmp_path, "base")
+    write_files(tmp_path, {"topic.yaml": TOPIC.replace("partitions: 1, replicas: 3", "{}")
+                           .replace("spec: {}", "spec: {}")})
+    run(tmp_path, monkeypatch, ".", "--base", "HEAD", "--format", "json")
+
+
+def test_8_context_files_and_policies_say_what_is_wrong(tmp_path, monkeypatch):
+    write_files(tmp_path, {"topic.yaml": TOPIC, "binary.json": {"bytes": [0xff, 0xfe, 0x00]},
+                           "empty.json": "  \n", "dir/x.json": "{}",
+                           "pyproject.toml": 'tool = "x"\n',
+                           "long.yaml": "extends: " + "x" * 5000 + "\n"})
+    os.mkfifo(tmp_path / "fifo.json")
+    for args in (["--cluster", "binary.json"], ["--cluster", "empty.json"],
+                 ["--cluster", "dir"], ["--cluster", "missing.json"], ["--cluster", "fifo.json"],
+                 ["--current", "fifo.json"], ["--current", "empty.json"],
+                 ["--policy", "long.yaml"], ["--policy", "pyproject.toml"],
+                 ["--policy", "fifo.json"], ["--policy", "dir"]):
+        code, _, stderr = run(tmp_path, monkeypatch, "topic.yaml", *args)
+        assert code == 2 and stderr.startswith("policylint: error: "), (args, stderr)
+
+
+def test_9_reports_all_or_none(tmp_path, monkeypatch):
+    write_files(tmp_path, {"topic.yaml": TOPIC})
+    code, _, stderr = run(tmp_path, monkeypatch, "topic.yaml", "--report", "json:ok.json",
+                          "--report", "sarif:missing/x.sarif")
+    assert code == 2 and "--report sarif:missing/x.sarif" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["topic.yaml"]
+
+
+def test_10_one_line_reasons_and_a_file_named_like_an_option(tmp_path, monkeypatch):
+    write_files(tmp_path, {"bad.yaml": "a: [1,\n  b: {\n", "topic.yaml": TOPIC})
+    code, out, _ = run(tmp_path, monkeypatch, "bad.yaml", "--format", "json")
+    assert "\n" not in out["findings"][0]["message"]
+    code, _, stderr = run(tmp_path, monkeypatch, "topic.yaml", "--policy",
+                          "nope\nreally.yaml")
+    assert code == 2
+    write_files(tmp_path, {"-x.yaml": TOPIC})
+    code, out, _ = run(tmp_path, monkeypatch, "--format", "json", "--", "-x.yaml")
+    assert code in (0, 1) and out["summary"]["files"] == 1
