@@ -142,6 +142,10 @@ def test_readme_workflow_is_the_example_and_is_a_valid_workflow():
                            "vendor.github-workflows", "examples/github/policylint.yml"],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+    done = subprocess.run([tool("zizmor"), "--offline", "--persona=auditor",
+                           "examples/github/policylint.yml"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_inputs_reach_shell_code_only_through_env():
