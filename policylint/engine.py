@@ -158,13 +158,13 @@ def selected_rules(policy: Policy, select: list[str] | None = None,
 
 
 def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
-        source_findings: Iterable[Finding] = (), files: int = 0,
-        today: dt.date | None = None, skipped: list[str] | None = None) -> Result:
+        chosen: Policy, source_findings: Iterable[Finding] = (), files: int = 0,
+        today: dt.date | None = None, skipped: list[str] | None = None,
+        unchecked: Counter | None = None) -> Result:
     """Runs the rules over each (context, targets) of a run, one per cluster: ``targets``
     maps a target kind (see ``policylint.rule``) to the objects to check. The contexts
-    share one policy and one ``unchecked`` count."""
-    first = runs[0][0] if runs else Context()
-    policy = first.policy.compile(rules, today or dt.date.today())
+    share the ``chosen`` policy and the ``unchecked`` count."""
+    policy = chosen.compile(rules, today or dt.date.today())
     findings = [f for f in source_findings if f.rule in policy.rules]
     for rule in rules:
         options = policy.options[rule.code]
@@ -181,8 +181,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something
-    unchecked = {"PL201": 0} | {code: n for code, n in sorted(first.unchecked.items()) if n}
-    return Result(findings, files, unchecked,
+    counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
+    return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules],
                   [ctx for ctx, _ in runs], skipped or [])
 

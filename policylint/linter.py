@@ -43,4 +43,5 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         if group.label is not None:  # PL118: checked without their cluster
             unchecked["PL118"] += len(group.manifests)
         runs.append((ctx, group.targets()))
-    return run(runs, rules, inputs.findings, len(inputs.files), today, inputs.skipped)
+    return run(runs, rules, chosen, inputs.findings, len(inputs.files), today, inputs.skipped,
+               unchecked)

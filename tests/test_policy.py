@@ -113,3 +113,9 @@ def test_exemptions_with_reason_and_expiry(cwd):
     assert len(expired) == 1 and expired[0].file == "p.yaml" and expired[0].line == 3
     assert next(f for f in result if f.topic == "orders").justification == \
         "exactly-once audit log"
+
+
+def test_the_policy_applies_to_a_run_with_no_topic_plan_or_cluster(cwd):
+    (cwd / ".policylint.yaml").write_text("extends: strict\n")
+    (cwd / "a.yaml").write_text("x: 1\n")
+    assert [(f.rule, f.severity) for f in findings(["a.yaml"])] == [("PL102", "error")]
