@@ -30,12 +30,27 @@ class RegistryError(Exception):
     pass
 
 
+# policylint's own entry points, for a checkout run from source without being installed
+_BUILT_IN = {GROUP: {"policylint": "policylint.rules"},
+             REPORTERS: {name: f"policylint.reporters.{name}"
+                         for name in ("text", "json", "sarif", "github", "markdown")}}
+
+
+def _entry_points(group: str) -> list[EntryPoint]:
+    """The group's entry points; policylint's own ones even when it is not installed (a
+    plain checkout on ``PYTHONPATH``), declared in pyproject.toml all the same."""
+    found = list(entry_points(group=group))
+    values = {ep.value for ep in found}
+    return found + [EntryPoint(name, value, group) for name, value in _BUILT_IN[group].items()
+                    if value not in values]
+
+
 @lru_cache(maxsize=1)
 def all_rules() -> dict[str, Rule]:
     """Every registered rule by code, sorted by code."""
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
+    for ep in sorted(_entry_points(GROUP), key=lambda ep: ep.name):
         for cls in _rule_classes(ep):
             if cls.code in rules and type(rules[cls.code]) is not cls:
                 raise RegistryError(f"rule code {cls.code} is registered twice "
@@ -127,7 +142,7 @@ def check_selectors(selectors: list[str]) -> None:
 @lru_cache(maxsize=1)
 def reporter_formats() -> dict[str, EntryPoint]:
     """Output formats by name."""
-    return {ep.name: ep for ep in entry_points(group=REPORTERS)}
+    return {ep.name: ep for ep in _entry_points(REPORTERS)}
 
 
 def reporter(fmt: str) -> ModuleType:
