@@ -119,7 +119,11 @@ def load(path: str | Path | None = None) -> Policy:
 
 
 def _pack(name: str) -> tuple[dict, Document | None, Path | None]:
-    text = resources.files("policylint.policies").joinpath(f"{name}.yaml").read_text("utf-8")
+    try:
+        packs = resources.files("policylint.policies")
+    except ModuleNotFoundError:  # a plain checkout: the packs beside the package
+        packs = Path(__file__).parent.parent / "policies"
+    text = packs.joinpath(f"{name}.yaml").read_text("utf-8")
     return _parse_yaml(SourceFile(f"<pack {name}>", text, "yaml"))
 
 
