@@ -132,13 +132,15 @@ def test_8_context_files_and_policies_say_what_is_wrong(tmp_path, monkeypatch):
     write_files(tmp_path, {"topic.yaml": TOPIC, "binary.json": {"bytes": [0xff, 0xfe, 0x00]},
                            "empty.json": "  \n", "dir/x.json": "{}",
                            "pyproject.toml": 'tool = "x"\n',
-                           "long.yaml": "extends: " + "x" * 5000 + "\n"})
+                           "long.yaml": "extends: " + "x" * 5000 + "\n",
+                           "move.json": '{"topics": [{"topic": "t"}], "version": 1}'})
     os.mkfifo(tmp_path / "fifo.json")
     for args in (["--cluster", "binary.json"], ["--cluster", "empty.json"],
                  ["--cluster", "dir"], ["--cluster", "missing.json"], ["--cluster", "fifo.json"],
                  ["--current", "fifo.json"], ["--current", "empty.json"],
                  ["--policy", "long.yaml"], ["--policy", "pyproject.toml"],
-                 ["--policy", "fifo.json"], ["--policy", "dir"]):
+                 ["--policy", "fifo.json"], ["--policy", "dir"],
+                 ["--cluster", "move.json"], ["--current", "move.json"]):  # found by the campaign
         code, _, stderr = run(tmp_path, monkeypatch, "topic.yaml", *args)
         assert code == 2 and stderr.startswith("policylint: error: "), (args, stderr)
 
