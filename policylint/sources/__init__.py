@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ..model import ClusterProfile, Finding, Plan, Snapshot, TopicSpec
+from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
 from . import kafka_tools, reassignment, snapshot, strimzi
 from .ahead import Ahead
+from .clusters import Group, Placement
 from .document import Document, ParseError, SourceFile
 from .schemas import validator
 
@@ -43,9 +44,9 @@ class Inputs:
     snapshots: list[Snapshot] = field(default_factory=list)
     kafkas: list[Document] = field(default_factory=list)
     pools: list[Document] = field(default_factory=list)
-    #: the linted inputs grouped by cluster (see ``clusters``)
-    groups: list = field(default_factory=list)
-    placement: object = None  # clusters.Placement: which cluster a manifest or plan is of
+    #: the linted inputs grouped by cluster, and which cluster a manifest or plan is of
+    groups: list[Group] = field(default_factory=list)
+    placement: Placement | None = None
     #: the current assignment (``--current``, or printed beside a plan): (topic, partition)
     #: -> replicas
     current: dict[tuple[str, int], list[int]] | None = None
