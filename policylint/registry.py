@@ -36,10 +36,16 @@ _BUILT_IN = {GROUP: {"policylint": "policylint.rules"},
                          for name in ("text", "json", "sarif", "github", "markdown")}}
 
 
+@lru_cache(maxsize=1)
+def _installed() -> Any:
+    """Every installed entry point, read once: reading them scans every distribution."""
+    return entry_points()
+
+
 def _entry_points(group: str) -> list[EntryPoint]:
     """The group's entry points; policylint's own ones even when it is not installed (a
     plain checkout on ``PYTHONPATH``), declared in pyproject.toml all the same."""
-    found = list(entry_points(group=group))
+    found = list(_installed().select(group=group))
     values = {ep.value for ep in found}
     return found + [EntryPoint(name, value, group) for name, value in _BUILT_IN[group].items()
                     if value not in values]

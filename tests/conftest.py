@@ -31,6 +31,7 @@ def pytest_configure(config):
         p for p in (str(work / "site"), str(PLUGIN.parents[1]), os.environ.get("PYTHONPATH"))
         if p)
     from policylint import registry
+    registry._installed.cache_clear()
     registry.all_rules.cache_clear()
     registry.reporter_formats.cache_clear()
 

@@ -97,16 +97,18 @@ def read(path: Path, max_size: int) -> SourceFile:
     except OSError as exc:
         raise NotRegular(f"cannot be read: {exc.strerror or exc}") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegular(f"not a regular file ({_special(mode)})")
-        chunks, left = [], max_size + 1
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(f"not a regular file ({_special(info.st_mode)})")
+        # the size the file system gives is a hint for the first read, not a bound
+        chunks, left, ask = [], max_size + 1, info.st_size + 1
         while left > 0:
-            chunk = os.read(fd, min(left, 2**24))
+            chunk = os.read(fd, min(left, ask))
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            ask = 2**16
     except OSError as exc:
         raise ParseError(f"cannot be read: {exc.strerror or exc}") from None
     finally:
