@@ -34,26 +34,33 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
         context_docs = [(str(c), parse_context(str(c), max_size)) for c in context]
         inputs = load(parsed, ahead)
         found = [(c, context_documents(c, docs, ahead)) for c, docs in context_docs]
+    run_clusters, profiles = _clusters(inputs, found, {display_name(Path(c)) for c in clusters})
+    inputs.placement = Placement(run_clusters, placement or {})
+    inputs.groups = _grouped(inputs, profiles, run_clusters, inputs.placement)
+    if current is not None:
+        inputs.current = {**(inputs.current or {}), **current_assignment(current, max_size)}
+    return inputs
+
+
+def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
+              ) -> tuple[list[Cluster], list[ClusterProfile]]:
+    """The run's clusters, from the linted files and the ``--cluster`` files (``found``:
+    their recognised documents), and the profiles of the linted ``Kafka``s; PL119 and PL121
+    findings about the linted ones."""
     for name, kinds in found:
         if not any(kind in ("snapshot", "strimzi-kafka") for kind, _ in kinds):
             raise InputError(f"--cluster {name}: no ClusterSnapshot or Strimzi Kafka resource "
                              "in it")
-    given = {display_name(Path(c)) for c in clusters}
-    pools = inputs.pools + [doc for _, kinds in found for kind, doc in kinds
-                            if kind == "strimzi-nodepool"]
+    context = [(kind, doc) for _, kinds in found for kind, doc in kinds]
+    pools = inputs.pools + [doc for kind, doc in context if kind == "strimzi-nodepool"]
     profiles = [strimzi.cluster_profile(doc, pools) for doc in inputs.kafkas]
     described = [(s, s.doc.source.name, s.doc.source.name in given, True)
                  for s in inputs.snapshots]
     described += [(p, p.doc.source.name, p.doc.source.name in given, True) for p in profiles]
-    for name, kinds in found:
-        for kind, doc in kinds:
-            if kind == "snapshot":
-                described.append((snapshot.snapshot(doc, set(), set()), doc.source.name,
-                                  True, False))
-            elif kind == "strimzi-kafka":
-                described.append((strimzi.cluster_profile(doc, pools), doc.source.name,
-                                  True, False))
-    run_clusters, duplicates = describe(described)
+    described += [(snapshot.snapshot(doc, set(), set()) if kind == "snapshot"
+                   else strimzi.cluster_profile(doc, pools), doc.source.name, True, False)
+                  for kind, doc in context if kind in ("snapshot", "strimzi-kafka")]
+    clusters, duplicates = describe(described)
     for kind, item, first in duplicates:
         message, at = duplicate(kind, item, first)
         inputs.findings.append(source_finding("PL121", message, item.doc.source.name, at=at))
@@ -65,11 +72,7 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
                 "broker count is unknown (Strimzi ignores spec.kafka.replicas then), so rules "
                 "that need it are unchecked for its topics; lint its node pools with it",
                 doc.source.name, at=(doc, ("metadata", "name"))))
-    inputs.placement = Placement(run_clusters, placement or {})
-    inputs.groups = _grouped(inputs, profiles, run_clusters, inputs.placement)
-    if current is not None:
-        inputs.current = {**(inputs.current or {}), **current_assignment(current, max_size)}
-    return inputs
+    return clusters, profiles
 
 
 def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Cluster],
