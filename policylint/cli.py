@@ -33,7 +33,7 @@ def _one_line(message: str) -> str:
 
 
 @contextmanager
-def _exit_2_on_errors(what: str) -> Iterator[None]:
+def _exit_2_on_errors(what: str = "internal error") -> Iterator[None]:
     """A problem with the call (input, policy, a rule plugin) is exit 2 with one line; so is
     a bug, with the traceback on request."""
     from .policy import PolicyError
@@ -148,12 +148,12 @@ def lint(
     except typer.BadParameter as exc:
         _fail(f"--max-file-size: {exc}")
     from .linter import lint as run_lint
-    with _exit_2_on_errors("internal error"):
+    with _exit_2_on_errors():
         result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
                           select=_codes(select), ignore=_codes(ignore),
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
-    with _exit_2_on_errors("internal error"):  # a reporter plugin may fail
+    with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result)) for report_fmt, file in extra]
         output = render(fmt, result, color=use_color)
     try:
@@ -225,7 +225,7 @@ def audit(
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""
     from .registry import all_rules
-    with _exit_2_on_errors("internal error"):
+    with _exit_2_on_errors():
         rules = all_rules()
     rows = [(r.code, r.name, r.severity, r.summary()) for r in rules.values()]
     width = max(len(name) for _, name, _, _ in rows)
@@ -237,7 +237,7 @@ def list_rules() -> None:
 def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")) -> None:
     """Show a rule's documentation."""
     from .registry import find
-    with _exit_2_on_errors("internal error"):
+    with _exit_2_on_errors():
         found = find(rule)
     if found is None:
         _fail(f"no rule {rule!r} (see 'policylint rules')")

@@ -135,7 +135,6 @@ class Result:
     files: int
     unchecked: dict[str, int]
     rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
-    contexts: list[Context] = field(default_factory=list)  # what the rules saw, per cluster
     skipped: list[str] = field(default_factory=list)  # files of none of policylint's kinds
 
     def counts(self) -> dict[str, int]:
@@ -183,8 +182,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
-                  [(rule, policy.severities[rule.code]) for rule in rules],
-                  [ctx for ctx, _ in runs], skipped or [])
+                  [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
 
 
 def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:

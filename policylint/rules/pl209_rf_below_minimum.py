@@ -1,5 +1,4 @@
 from itertools import compress, count
-from operator import gt
 
 from ..kafka import manifest_rf, snapshot_topic_rf
 from ..model import Plan, Snapshot
@@ -57,7 +56,7 @@ class RfBelowMinimum(Rule):
             return  # a small cluster cannot do better
         if isinstance(target, Plan):
             view, seen = ctx.plan_view(target), set()
-            for i in compress(count(), map(gt, [floor] * len(view.sizes), view.sizes)):
+            for i in compress(count(), (size < floor for size in view.sizes)):
                 move = target.moves[i]
                 if move.topic not in seen:
                     seen.add(move.topic)

@@ -155,11 +155,7 @@ def parse(source: SourceFile) -> list[Document]:
     from .jsondoc import load_json
     from .yamldoc import load_yaml
     if kafka_tools.is_tool_output(source.text):
-        docs = []
-        for role, doc in kafka_tools.tool_output(source):
-            doc.role = "current" if role == "current" else None
-            docs.append(doc)
-        return docs
+        return kafka_tools.tool_output(source)
     docs = load_json(source) if source.format == "json" else load_yaml(source)
     if any(_is_list(doc.data) for doc in docs):
         docs = [item for doc in docs for item in (
@@ -330,11 +326,16 @@ def context_documents(path: str, docs: list[Document], ahead: Ahead | None = Non
             continue
         errors = _errors(doc, kind, ahead)
         if errors:
-            where, message = errors[0]
-            line, column = doc.locate(where) or (1, 1)
-            raise InputError(f"{path}:{line}:{column}: {format_path(where)}: {message}")
+            raise context_error(path, doc, errors)
         found.append((kind, doc))
     return found
+
+
+def context_error(path: str, doc: Document, errors: list) -> InputError:
+    """The first schema violation of a context file's document, located."""
+    where, message = errors[0]
+    line, column = doc.locate(where) or (1, 1)
+    return InputError(f"{path}:{line}:{column}: {format_path(where)}: {message}")
 
 
 def base_manifests(files: list[tuple[str, bytes]], max_size: int = DEFAULT_MAX_FILE_SIZE

@@ -4,9 +4,8 @@ saved as it was printed (``--generate`` or ``--execute``)."""
 
 from __future__ import annotations
 
-from . import InputError, detect, parse_context, reassignment
+from . import InputError, context_error, detect, parse_context, reassignment
 from .schemas import validator
-from ..schema import format_path
 
 
 def current_assignment(path: str, max_size: int) -> dict[tuple[str, int], list[int]]:
@@ -20,7 +19,5 @@ def current_assignment(path: str, max_size: int) -> dict[tuple[str, int], list[i
                          "assignment\")")
     errors = validator("reassignment").errors(found[0].data)
     if errors:
-        where, message = errors[0]
-        line, column = found[0].locate(where) or (1, 1)
-        raise InputError(f"--current {path}:{line}:{column}: {format_path(where)}: {message}")
+        raise context_error(f"--current {path}", found[0], errors)
     return reassignment.assignment(reassignment.plan(found[0], set()))

@@ -59,10 +59,9 @@ class Document:
     def item(self, key: str, i: int) -> Document:
         """Element ``i`` of the list at ``key`` as a document of its own (a ``kind: List``
         export's items), located in this one."""
-        sub = Document(self.source, self.data[key][i], self.index,
-                       lambda path: self._locate((key, i) + path), self.start_line,
-                       self.end_line)
-        return sub
+        return Document(self.source, self.data[key][i], self.index,
+                        lambda path: self._locate((key, i) + path), self.start_line,
+                        self.end_line)
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
         while True:

@@ -50,10 +50,10 @@ def is_tool_output(text: str) -> bool:
     return _HEADINGS.search(text, 0, 4096) is not None
 
 
-def tool_output(source: SourceFile) -> list[tuple[str, Document]]:
-    """("current" or "proposed", document) of each JSON part of the tool's printed output.
-    A part is the JSON that starts on the first line beginning with ``{`` after its
-    heading; its positions are those of the file."""
+def tool_output(source: SourceFile) -> list[Document]:
+    """Each JSON part of the tool's printed output, the current assignment with the role
+    "current". A part is the JSON that starts on the first line beginning with ``{`` after
+    its heading; its positions are those of the file."""
     from .jsondoc import load_json
     text, parts = source.text, []
     for heading in _HEADINGS.finditer(text):
@@ -72,7 +72,8 @@ def tool_output(source: SourceFile) -> list[tuple[str, Document]]:
         part = SourceFile(source.name, blank, "json")
         doc = load_json(part)[0]
         doc.source = source
-        parts.append(("current" if heading.group(1) == CURRENT else "proposed", doc))
+        doc.role = "current" if heading.group(1) == CURRENT else None
+        parts.append(doc)
     if not parts:
         raise ParseError("kafka-reassign-partitions.sh output without assignment JSON")
     return parts
