@@ -116,6 +116,7 @@ class Snapshot:
     profile: ClusterProfile
     topics: dict[str, TopicState]
     doc: Document
+    captured_at: str | None = None
 
 
 class Move(NamedTuple):
@@ -131,6 +132,7 @@ class Move(NamedTuple):
 class Plan:
     moves: list[Move]
     doc: Document
+    entries: int  # written in the file, valid or not
 
     def where(self, move: Move | None = None, *rest: Any) -> Ref:
         if move is None:

@@ -19,7 +19,7 @@ from typing import Any
 from .model import Ref
 from .registry import find
 from .rule import Rule
-from .schema import Validator, format_path
+from .schema import Schema, format_path
 from .sources import display_name
 from .sources.document import Document, ParseError, SourceFile
 from .sources.schemas import validator
@@ -209,7 +209,7 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
             _fail(name, doc, ("rules", key), f"unknown rule '{key}' (see 'policylint rules')")
         schema = {"type": "object", "additionalProperties": False,
                   "properties": {**_SETTINGS, **rule.options_schema.get("properties", {})}}
-        _fail_on(Validator(schema).errors(settings, ("rules", key)), name, doc)
+        _fail_on(Schema(schema).errors(settings, ("rules", key)), name, doc)
         policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
     policy.clusters.update(data.get("clusters") or {})
     allow = data.get("allow") or {}

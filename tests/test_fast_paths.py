@@ -1,5 +1,6 @@
-"""The paths taken for large inputs (validation in a helper process, element offsets found
-by boundaries) give exactly the findings of the plain paths, on generated plans and
+"""The paths taken for large inputs (decoded straight into the schema's types, element
+offsets found by boundaries, long arrays narrowed before jsonschema explains them) give
+exactly the findings of the plain paths, on generated plans and
 snapshots with every kind of problem. Small thresholds make small inputs take them."""
 
 import json
@@ -8,7 +9,8 @@ import random
 import pytest
 
 from policylint.linter import lint
-from policylint.sources import InputError, ahead, jsondoc
+from policylint import schema
+from policylint.sources import InputError, jsondoc
 
 
 def generated(rng: random.Random) -> tuple[dict, dict]:
@@ -75,7 +77,8 @@ def test_large_input_paths_agree_with_the_plain_ones(seed, tmp_path, monkeypatch
     (tmp_path / "snapshot.json").write_text(json.dumps(snapshot, indent=indent))
     (tmp_path / "plan.json").write_text(json.dumps(plan, indent=indent))
     plain = [findings(*run) for run in RUNS]
-    monkeypatch.setattr(ahead, "LARGE", 1)
+    monkeypatch.setattr(jsondoc, "TYPED_FROM", 1)
     monkeypatch.setattr(jsondoc, "_MANY", 2)
+    monkeypatch.setattr(schema, "_MANY", 2)
     assert [findings(*run) for run in RUNS] == plain
     assert plain[0]  # the generated inputs do break rules

@@ -20,6 +20,19 @@ def render(fmt: str, result, **options) -> str:
     return text
 
 
+def to_json(document: object) -> str:
+    """``json.dumps(document, indent=2, ensure_ascii=False)`` + newline, written by msgspec
+    (the same bytes for the reporters' documents, which hold no floats; 52,000 findings in
+    a fraction of the time)."""
+    import msgspec
+    try:
+        encoded = msgspec.json.format(msgspec.json.encode(document), indent=2)
+    except UnicodeEncodeError:  # a lone surrogate, which render() escapes: the slow way
+        import json
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return encoded.decode("utf-8") + "\n"
+
+
 @lru_cache(maxsize=None)
 def _repo_root(cwd: str) -> Path:
     """The enclosing git work tree (found without running git), else the working directory."""

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from .. import __version__
+from . import to_json
 
 
 def render(result, **_) -> str:
@@ -19,4 +18,4 @@ def render(result, **_) -> str:
             for f in result.findings],
         "summary": {"files": result.files, **counts, "unchecked": result.unchecked},
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return to_json(document)

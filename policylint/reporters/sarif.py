@@ -8,7 +8,7 @@ import json
 from collections import Counter
 
 from .. import __version__
-from . import repo_relative
+from . import repo_relative, to_json
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -75,4 +75,4 @@ def render(result, **_) -> str:
             "results": results,
         }],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return to_json(document)

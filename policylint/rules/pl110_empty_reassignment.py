@@ -28,5 +28,5 @@ class EmptyReassignment(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        if not plan.doc.data["partitions"]:
+        if not plan.entries:
             yield self.finding("reassignment plan has no partitions", at=plan.where())

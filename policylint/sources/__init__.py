@@ -17,7 +17,6 @@ from typing import Iterator
 from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
 from . import kafka_tools, reassignment, snapshot, strimzi
-from .ahead import Ahead
 from .clusters import Group, Placement
 from .document import Document, ParseError, SourceFile
 from .schemas import validator
@@ -28,6 +27,7 @@ _SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
             "strimzi-nodepool": "strimzi-nodepool", "reassignment": "reassignment",
             "snapshot": "snapshot"}
 _DETECTORS = (strimzi.detect, snapshot.detect, kafka_tools.detect, reassignment.detect)
+_TYPED = ("reassignment", "snapshot")  # kinds the model is built from as msgspec types
 
 
 class InputError(Exception):
@@ -157,14 +157,15 @@ def parse(source: SourceFile) -> list[Document]:
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
     docs = load_json(source) if source.format == "json" else load_yaml(source)
-    if any(_is_list(doc.data) for doc in docs):
+    if any(_is_list(doc) for doc in docs):
         docs = [item for doc in docs for item in (
             [doc.item("items", i) for i in range(len(doc.data["items"]))]
-            if _is_list(doc.data) else [doc])]
+            if _is_list(doc) else [doc])]
     return docs
 
 
-def _is_list(data: object) -> bool:
+def _is_list(doc: Document) -> bool:
+    data = doc.data if doc.typed is None else None  # a plan or snapshot is no List
     return type(data) is dict and data.get("kind") == "List" and \
         isinstance(data.get("items"), list) and "apiVersion" in data
 
@@ -186,15 +187,31 @@ def source_finding(code: str, message: str, file: str, line: int | None = None,
     return Finding(code, "", "", message, at=at, file=file, line=line, column=column)
 
 
-def schema_errors(data: object) -> list | None:
-    """The schema errors of a document (None: not a kind policylint knows)."""
-    kind = detect(data)
-    return validator(_SCHEMAS[kind]).errors(data) if kind in _SCHEMAS else None
+def kind_of(doc: Document) -> str | None:
+    """The input kind of a document: what its file says it is, else its content."""
+    if doc.role == "current":
+        return "reassignment"
+    if doc.typed is not None:
+        return "snapshot" if isinstance(doc.typed, validator("snapshot").type) \
+            else "reassignment"
+    return detect(doc.data)
 
 
-def _errors(doc: Document, kind: str, ahead: Ahead | None) -> list:
-    found = None if ahead is None else ahead.errors(doc)
-    return validator(_SCHEMAS[kind]).errors(doc.data) if found is None else found
+def validate(kind: str, doc: Document) -> list:
+    """The schema errors of a document of a kind policylint knows. A valid plan or
+    snapshot keeps its value as the schema's msgspec types (``doc.typed``): the model is
+    built from it."""
+    schema = validator(_SCHEMAS[kind])
+    if doc.typed is not None:
+        return []
+    if kind not in _TYPED:
+        return schema.errors(doc.data)
+    import msgspec
+    try:
+        doc.typed = schema.convert(doc.data)
+    except msgspec.ValidationError:
+        return schema.explain(doc.data)
+    return []
 
 
 Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explicitly, documents)
@@ -223,8 +240,8 @@ def load_bytes(name: str, data: bytes) -> Inputs:
     return load([(name, False, docs)])
 
 
-def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
-    """The model of parsed files; ``ahead`` may have validated some already."""
+def load(parsed: list[Parsed]) -> Inputs:
+    """The model of parsed files."""
     inputs = Inputs()
     for name, explicit, docs in parsed:
         if isinstance(docs, NotRegular) and not explicit:
@@ -235,7 +252,7 @@ def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
             inputs.findings.append(source_finding("PL100", docs.message, name, docs.line,
                                                   docs.column))
             continue
-        kinds = ["reassignment" if doc.role == "current" else detect(doc.data) for doc in docs]
+        kinds = [kind_of(doc) for doc in docs]
         if not any(kind in _SCHEMAS for kind in kinds):
             inputs.skipped.append(name)
             if explicit:
@@ -244,7 +261,7 @@ def load(parsed: list[Parsed], ahead: Ahead | None = None) -> Inputs:
         inputs.files.append(name)
         for doc, kind in zip(docs, kinds):
             if kind in _SCHEMAS:
-                _add(inputs, kind, doc, _errors(doc, kind, ahead))
+                _add(inputs, kind, doc, validate(kind, doc))
     return inputs
 
 
@@ -315,16 +332,15 @@ def parse_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Docu
         raise InputError(f"{path}:{exc.line or 1}:{exc.column or 1}: {exc.message}") from None
 
 
-def context_documents(path: str, docs: list[Document], ahead: Ahead | None = None
-                      ) -> list[tuple[str, Document]]:
+def context_documents(path: str, docs: list[Document]) -> list[tuple[str, Document]]:
     """(kind, document) of the recognised documents of a context file; InputError at the
-    first schema violation. ``ahead`` may have validated them already."""
+    first schema violation."""
     found = []
     for doc in docs:
-        kind = detect(doc.data)
+        kind = kind_of(doc) if doc.role is None else None
         if kind not in _SCHEMAS:  # not a kind policylint checks (another tool's file)
             continue
-        errors = _errors(doc, kind, ahead)
+        errors = validate(kind, doc)
         if errors:
             raise context_error(path, doc, errors)
         found.append((kind, doc))

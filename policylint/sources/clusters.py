@@ -94,8 +94,7 @@ def describe(described: list[Described]) -> tuple[list[Cluster], list[tuple[str,
 
 
 def _captured(snapshot: Snapshot) -> str:
-    value = snapshot.doc.data.get("captured_at")
-    return value if isinstance(value, str) else ""
+    return snapshot.captured_at or ""
 
 
 class Placement:

@@ -4,20 +4,19 @@ saved as it was printed (``--generate`` or ``--execute``)."""
 
 from __future__ import annotations
 
-from . import InputError, context_error, detect, parse_context, reassignment
-from .schemas import validator
+from . import InputError, context_error, kind_of, parse_context, reassignment, validate
 
 
 def current_assignment(path: str, max_size: int) -> dict[tuple[str, int], list[int]]:
     """(topic, partition) -> replicas of the current assignment in ``path``."""
     docs = parse_context(path, max_size)
     found = [doc for doc in docs if doc.role == "current"] or \
-        [doc for doc in docs if detect(doc.data) == "reassignment"]
+        [doc for doc in docs if kind_of(doc) == "reassignment"]
     if len(found) != 1:
         raise InputError(f"--current {path}: expected the current assignment JSON printed by "
                          "kafka-reassign-partitions.sh (\"Current partition replica "
                          "assignment\")")
-    errors = validator("reassignment").errors(found[0].data)
+    errors = validate("reassignment", found[0])
     if errors:
         raise context_error(f"--current {path}", found[0], errors)
-    return reassignment.assignment(reassignment.plan(found[0], set()))
+    return reassignment.assignment(reassignment.plan(found[0]))

@@ -45,16 +45,28 @@ class Document:
     short of a missing key is located at the deepest value that exists.
     """
 
-    __slots__ = ("source", "data", "index", "_locate", "start_line", "end_line", "role")
+    __slots__ = ("source", "_data", "index", "_locate", "start_line", "end_line", "role",
+                 "typed")
 
     def __init__(self, source: SourceFile, data: Any, index: int,
                  locate: Callable[[tuple], tuple[int, int] | None],
-                 start_line: int = 1, end_line: int | None = None):
-        self.source, self.data, self.index, self._locate = source, data, index, locate
+                 start_line: int = 1, end_line: int | None = None, typed: Any = None):
+        self.source, self._data, self.index, self._locate = source, data, index, locate
         self.start_line, self.end_line = start_line, end_line
         #: what the file says the document is where its content cannot: "current" for the
         #: current assignment in the Kafka tool's printed output
         self.role: str | None = None
+        #: a plan or snapshot as its schema's msgspec types, once it is known to be valid
+        #: (the model is built from it); a large JSON file is decoded straight into them
+        self.typed = typed
+
+    @property
+    def data(self) -> Any:
+        """The document as plain JSON-like data (made from ``typed`` if first asked here)."""
+        if self._data is None and self.typed is not None:
+            import msgspec
+            self._data = msgspec.to_builtins(self.typed)
+        return self._data
 
     def item(self, key: str, i: int) -> Document:
         """Element ``i`` of the list at ``key`` as a document of its own (a ``kind: List``

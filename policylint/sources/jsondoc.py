@@ -1,8 +1,12 @@
 """JSON to plain data, strictly, with positions computed only where a finding needs one.
 
-Decoding uses the C decoder of the standard library. Positions are not kept while decoding
-(a million-entry plan would pay for them all); ``JsonLocator`` finds the offset of a path in
-the raw text on demand, skipping over sibling values with the same C scanner.
+msgspec decodes in C: a large plan or snapshot straight into its schema's types (decoding is
+validating), anything else into plain data. Duplicate keys, which a decoder silently drops,
+are found by counting: see ``_no_duplicates``. Only a file msgspec refuses, or one that may
+hold a duplicate, is read again by the standard library's decoder, which says where the
+problem is. Positions are not kept while decoding (a million-entry plan would pay for them
+all); ``JsonLocator`` finds the offset of a path in the raw text on demand, skipping over
+sibling values with the C scanner.
 """
 
 from __future__ import annotations
@@ -10,18 +14,32 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from .document import Document, ParseError, SourceFile
+import msgspec
 
+from .document import Document, ParseError, SourceFile
+from .schemas import validator
+
+TYPED_FROM = 2**20  # from this size, a plan or snapshot is decoded straight into its types
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset
 _WS = re.compile(r"[ \t\n\r]*")
 _MANY = 256  # arrays this long have their element offsets found at C speed
 _SHORT = 2048  # elements this short are checked whole (see JsonLocator._holds)
 _KEY = re.compile(r'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"')  # an object's start and first key
-_STRING_COLON = re.compile(r':(?<=[^" \t\n\r]:)')  # literal first: a fast scan
+_ESCAPED_COLON = re.compile(r"\\u003[aA]")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE_ERRORS = (msgspec.MsgspecError, RecursionError, TypeError)
+
+
+class _Head(msgspec.Struct):
+    """What tells a plan from a snapshot, read without building the rest."""
+    kind: Any = None
+    apiVersion: Any = msgspec.UNSET
+    partitions: msgspec.Raw = msgspec.UNSET
 
 
 class _Duplicate(Exception):
@@ -45,16 +63,55 @@ def _constant(name: str) -> Any:
 
 def load_json(source: SourceFile) -> list[Document]:
     text = source.text
-    keys = 0
-
-    def counted(obj: dict) -> dict:
-        nonlocal keys
-        keys += len(obj)
-        return obj
+    typed = _typed(text) if len(text) >= TYPED_FROM else None
+    if typed is not None:
+        return [Document(source, None, 0, JsonLocator(text, typed).locate, typed=typed)]
     try:
-        data = json.loads(text, object_hook=counted, parse_constant=_constant)
-        if keys != _key_colons(text):  # a colon in a string, or a key given twice: be exact
-            json.loads(text, object_pairs_hook=_pairs)
+        data = msgspec.json.decode(text)
+        if not _no_duplicates(text, data):
+            data = _exactly(text)
+    except _DECODE_ERRORS:
+        data = _exactly(text)
+    return [Document(source, data, 0, JsonLocator(text, data).locate)]
+
+
+def _typed(text: str) -> Any:
+    """A large plan or snapshot in its schema's types; None when it is something else or
+    not valid (the plain path then reports why)."""
+    try:
+        head = msgspec.json.decode(text, type=_Head)
+    except _DECODE_ERRORS:
+        return None
+    if head.kind == "ClusterSnapshot":
+        kind = "snapshot"
+    elif head.kind is None and head.apiVersion is msgspec.UNSET and \
+            head.partitions is not msgspec.UNSET:
+        kind = "reassignment"
+    else:
+        return None
+    try:
+        typed = validator(kind).decode(text)
+    except _DECODE_ERRORS:
+        return None
+    return typed if _no_duplicates(text, typed) else None
+
+
+def _no_duplicates(text: str, value: Any) -> bool:
+    """Whether every key written in ``text`` was kept in its decoded ``value``.
+
+    Every key is followed by one colon, so the colons of the text are its keys plus the
+    colons inside its strings. Encoding the value again writes the keys kept and the same
+    strings: fewer colons mean a key was given twice. (An escaped colon, ``\\u003a``, is
+    written back plain; such a text is checked the exact way.)
+    """
+    return text.count(":") == _ENCODE(value).count(b":") and \
+        not _ESCAPED_COLON.search(text)
+
+
+def _exactly(text: str) -> Any:
+    """The standard library's reading, which locates every problem (the slow path)."""
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except _Duplicate:
@@ -63,19 +120,6 @@ def load_json(source: SourceFile) -> list[Document]:
                                       "silently dropped)") from None
     except (_NotJson, ValueError, RecursionError) as exc:
         raise _problem(text, exc) from None
-    locator = JsonLocator(text, data)
-    return [Document(source, data, 0, locator.locate)]
-
-
-def _key_colons(text: str) -> int:
-    """At least as many as the keys written in ``text``, at C speed.
-
-    Every key is followed by one colon, after the key's closing quote and optional white
-    space; a colon after any other character is inside a string. When the keys the decoder
-    kept are as many as this bound, no key was given twice: a dict keeps one value per key
-    and so hides a duplicate from its length, but not from this count.
-    """
-    return text.count(":") - len(_STRING_COLON.findall(text))
 
 
 def _problem(text: str, exc: Exception) -> ParseError:
@@ -164,7 +208,7 @@ class JsonLocator:
                 pos = self._member(pos, key)
             if pos is None:
                 return None
-            value = value[key]
+            value = _child(value, key)
         return pos
 
     def _member(self, pos: int, key: str) -> int | None:
@@ -202,6 +246,7 @@ class JsonLocator:
         it is short, else only its first member or item (decoding a topic of a thousand
         partitions again for each finding in it would cost more than scanning)."""
         text, start = self.text, starts[index]
+        item = _plain(item)
         if index + 1 == len(starts) or starts[index + 1] - start <= _SHORT:
             return _SCAN(text, start)[0] == item
         pos = _WS.match(text, start + 1).end()
@@ -254,6 +299,22 @@ class JsonLocator:
         if len(starts) != len(items):
             return None
         last, after = _SCAN(text, starts[-1])
-        if last != items[-1] or text[_WS.match(text, after).end()] != "]":
+        if last != _plain(items[-1]) or text[_WS.match(text, after).end()] != "]":
             return None
         return starts
+
+
+def _child(value: Any, key: str | int) -> Any:
+    if isinstance(value, msgspec.Struct):
+        return getattr(value, _attributes(type(value))[key])
+    return value[key]
+
+
+@lru_cache(maxsize=None)
+def _attributes(kind: type) -> dict[str, str]:
+    """JSON key -> attribute of a Struct type."""
+    return {f.encode_name: f.name for f in msgspec.structs.fields(kind)}
+
+
+def _plain(value: Any) -> Any:
+    return msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value

@@ -1,6 +1,5 @@
 """Everything one lint run reads: the linted files, the clusters and the ``--current``
-baseline, grouped by cluster. This is the one place that decides how they are read, helper
-process included."""
+baseline, grouped by cluster. This is the one place that decides how they are read."""
 
 from __future__ import annotations
 
@@ -8,9 +7,7 @@ import os
 from pathlib import Path
 
 from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
-               load, parse_context, parse_files, schema_errors, snapshot, source_finding,
-               strimzi, walk)
-from .ahead import Ahead
+               load, parse_context, parse_files, snapshot, source_finding, strimzi, walk)
 from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
 from ..model import ClusterProfile, TopicSpec
@@ -26,14 +23,10 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
     files = list(walk(paths))
     walked = {os.path.realpath(path) for path, _ in files}
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
-    # the order in which their errors are asked for: the linted files, then the clusters
-    with Ahead([path for path, _ in files] + context, max_size, schema_errors) as ahead:
-        # Every file is decoded before any is validated: validation leaves many small
-        # holes in the heap, and decoding a large file into them is slower.
-        parsed = parse_files(files, max_size)
-        context_docs = [(str(c), parse_context(str(c), max_size)) for c in context]
-        inputs = load(parsed, ahead)
-        found = [(c, context_documents(c, docs, ahead)) for c, docs in context_docs]
+    parsed = parse_files(files, max_size)
+    inputs = load(parsed)
+    found = [(str(c), context_documents(str(c), parse_context(str(c), max_size)))
+             for c in context]
     run_clusters, profiles = _clusters(inputs, found, {display_name(Path(c)) for c in clusters})
     inputs.placement = Placement(run_clusters, placement or {})
     inputs.groups = _grouped(inputs, profiles, run_clusters, inputs.placement)
@@ -57,7 +50,7 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
     described = [(s, s.doc.source.name, s.doc.source.name in given, True)
                  for s in inputs.snapshots]
     described += [(p, p.doc.source.name, p.doc.source.name in given, True) for p in profiles]
-    described += [(snapshot.snapshot(doc, set(), set()) if kind == "snapshot"
+    described += [(snapshot.snapshot(doc) if kind == "snapshot"
                    else strimzi.cluster_profile(doc, pools), doc.source.name, True, False)
                   for kind, doc in context if kind in ("snapshot", "strimzi-kafka")]
     clusters, duplicates = describe(described)

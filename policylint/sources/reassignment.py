@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from msgspec import UNSET
+
 from ..model import Move, Plan
 from .document import Document
+from .schemas import validator
 
 
 def detect(data: dict) -> str | None:
@@ -12,12 +15,21 @@ def detect(data: dict) -> str | None:
     return None
 
 
-def plan(doc: Document, bad: set[int]) -> Plan:
-    """The plan's entries, less those that broke the schema (``bad`` indices)."""
-    new = tuple.__new__
-    moves = [new(Move, (e["topic"], e["partition"], e["replicas"], e.get("log_dirs"), i))
-             for i, e in enumerate(doc.data["partitions"]) if i not in bad]
-    return Plan(moves, doc)
+def plan(doc: Document, bad: set[int] = frozenset()) -> Plan:
+    """The plan's entries, less those that broke the schema (``bad`` indices): from the
+    validated ``doc.typed``, else each good entry converted to the schema's type."""
+    if doc.typed is not None:
+        written = doc.typed.partitions
+        entries = enumerate(written)
+    else:
+        written = doc.data["partitions"]
+        schema = validator("reassignment")
+        entry = schema.type_at("properties", "partitions", "items")
+        entries = ((i, schema.convert(e, entry)) for i, e in enumerate(written) if i not in bad)
+    new, unset = tuple.__new__, UNSET
+    moves = [new(Move, (e.topic, e.partition, e.replicas,
+                        None if e.log_dirs is unset else e.log_dirs, i)) for i, e in entries]
+    return Plan(moves, doc, len(written))
 
 
 def assignment(plan: Plan) -> dict[tuple[str, int], list[int]]:

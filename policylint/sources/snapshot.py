@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import count
+from typing import Any, Iterator
+
+from msgspec import UNSET
+
 from ..model import ClusterProfile, PartitionState, Snapshot, TopicState
 from .document import Document
+from .schemas import validator
 
 _EMPTY: list[int] = []
 
@@ -12,27 +18,48 @@ def detect(data: dict) -> str | None:
     return "snapshot" if data.get("kind") == "ClusterSnapshot" else None
 
 
-def snapshot(doc: Document, bad_topics: set[int], bad_partitions: set[tuple[int, int]]
-             ) -> Snapshot:
-    """The snapshot, less the topics and partitions that broke the schema."""
-    data = doc.data
+def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
+             bad_partitions: set[tuple[int, int]] = frozenset()) -> Snapshot:
+    """The snapshot, less the topics and partitions that broke the schema: from the
+    validated ``doc.typed``, else its good parts converted to the schema's types."""
+    if doc.typed is not None:
+        data = doc.typed
+        topics_in = ((ti, topic, None) for ti, topic in enumerate(data.topics or ()))
+    else:
+        schema = validator("snapshot")
+        data = schema.convert({**doc.data, "topics": []})
+        topics_in = _good_topics(doc.data.get("topics") or (), bad_topics, bad_partitions,
+                                 schema)
     profile = ClusterProfile(
-        name=data["cluster"],
-        brokers={b["id"]: b.get("rack") for b in data["brokers"]},
-        broker_count=len({b["id"] for b in data["brokers"]}),
-        config=data.get("config") or {},
-        kafka_version=data.get("kafka_version"),
+        name=data.cluster,
+        brokers={b.id: None if b.rack is UNSET else b.rack for b in data.brokers},
+        broker_count=len({b.id for b in data.brokers}),
+        config=data.config or {},
+        kafka_version=None if data.kafka_version is UNSET else data.kafka_version,
         doc=doc, brokers_path=("brokers",))
     topics: dict[str, TopicState] = {}
-    new = tuple.__new__
-    for ti, topic in enumerate(data.get("topics") or ()):
-        if ti in bad_topics or topic["name"] in topics:
+    new, unset = tuple.__new__, UNSET
+    for ti, topic, indices in topics_in:
+        if topic.name in topics:
             continue
-        parts = [new(PartitionState, (p["partition"], p["replicas"], p.get("isr"),
-                                      p.get("adding") or _EMPTY, p.get("removing") or _EMPTY,
-                                      pi))
-                 for pi, p in enumerate(topic["partitions"])
-                 if not bad_partitions or (ti, pi) not in bad_partitions]
-        topics[topic["name"]] = TopicState(topic["name"], topic.get("config") or {}, parts,
-                                           doc, ("topics", ti))
-    return Snapshot(profile, topics, doc)
+        parts = [new(PartitionState, (p.partition, p.replicas,
+                                      None if p.isr is unset else p.isr,
+                                      p.adding or _EMPTY, p.removing or _EMPTY, pi))
+                 for pi, p in zip(indices or count(), topic.partitions)]
+        topics[topic.name] = TopicState(topic.name, topic.config or {}, parts, doc,
+                                        ("topics", ti))
+    return Snapshot(profile, topics, doc, data.captured_at or None)
+
+
+def _good_topics(topics: list, bad_topics: set[int], bad_partitions: set[tuple[int, int]],
+                 schema: Any) -> Iterator[tuple[int, Any, list[int]]]:
+    """(index, topic in the schema's types, indices of its partitions) of each good topic,
+    its bad partitions left out."""
+    kind = schema.type_at("properties", "topics", "items")
+    for ti, topic in enumerate(topics):
+        if ti in bad_topics:
+            continue
+        indices = [pi for pi in range(len(topic["partitions"]))
+                   if (ti, pi) not in bad_partitions]
+        good = [topic["partitions"][pi] for pi in indices]
+        yield ti, schema.convert({**topic, "partitions": good}, kind), indices

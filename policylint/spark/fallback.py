@@ -46,7 +46,7 @@ def _check(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Iterator[tu
                         "partitions": [_partition(p) for p in t["partitions"] or ()]}
                        for t in row["topics"] or ()]}
     doc = parse(SourceFile(row.get("source") or row["cluster"], json.dumps(data), "json"))[0]
-    snap = snapshot.snapshot(doc, set(), set())
+    snap = snapshot.snapshot(doc)
     ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
     for rule, options in rules:
         for kind, target in (("snapshot", snap), ("profile", snap.profile)):

@@ -53,7 +53,7 @@ def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
                                        finding.message, where)))
     for snap in inputs.snapshots:
         profile = snap.profile
-        keys = (profile.name, key(snap.doc.data)[1])
+        keys = (profile.name, snap.captured_at or "")
         out.append(row("clusters", keys + (profile.kafka_version, _strings(profile.config),
                                            path)))
         out.extend(row("brokers", keys + (b, rack)) for b, rack in profile.brokers.items())

@@ -6,7 +6,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from ...schema import Validator
+from ...schema import Schema
 
 
 @lru_cache(maxsize=None)
@@ -22,5 +22,5 @@ def schema(name: str) -> dict:
 
 
 @lru_cache(maxsize=None)
-def validator(name: str) -> Validator:
-    return Validator(schema(name))
+def validator(name: str) -> Schema:
+    return Schema(schema(name))
