@@ -32,23 +32,37 @@ def rack_spread_replicas(rng: random.Random) -> list[int]:
 
 
 def make_fleet(partitions: int, rng: random.Random) -> tuple[Path, Path]:
-    per_topic = 100
+    """A fleet as real ones are: topics of varied sizes (1 to 300 partitions, most small),
+    ~2% of partitions reassigning, and a plan moving every partition in which ~1% of the
+    entries break a rule (a replication factor change, a duplicate or unknown broker)."""
     topics = []
     plan = []
-    for t in range(partitions // per_topic):
+    made, t = 0, 0
+    while made < partitions:
         name = f"topic-{t:06d}"
+        size = min(partitions - made, rng.choice([1, 3, 6, 12, 12, 24, 50, 100, 300]))
         parts = []
-        for p in range(per_topic):
+        for p in range(size):
             replicas = rack_spread_replicas(rng)
-            parts.append({"partition": p, "replicas": replicas, "isr": replicas,
-                          "adding": [], "removing": []})
+            part = {"partition": p, "replicas": replicas, "isr": replicas}
+            if rng.random() < 0.02:  # reassigning: one replica being replaced
+                extra = rng.choice([b for b in range(1, BROKERS + 1) if b not in replicas])
+                part.update(replicas=replicas + [extra], adding=[extra], removing=replicas[-1:])
+            parts.append(part)
             target = rack_spread_replicas(rng)
-            if rng.random() < 0.001:  # a few real problems, as in a real plan
-                target = target + [target[0] % BROKERS + 1]
+            odd = rng.random()
+            if odd < 0.004:
+                target = target + [target[0] % BROKERS + 1]  # RF change
+            elif odd < 0.007:
+                target = target[:2] + target[:1]  # duplicate broker
+            elif odd < 0.01:
+                target = target[:2] + [BROKERS + 7]  # unknown broker
             plan.append({"topic": name, "partition": p, "replicas": target,
                          "log_dirs": ["any"] * len(target)})
         topics.append({"name": name, "config": {"min.insync.replicas": "2"},
                        "partitions": parts})
+        made += size
+        t += 1
     snapshot = {"kind": "ClusterSnapshot", "version": 1, "cluster": "bench",
                 "brokers": [{"id": b, "rack": RACKS[(b - 1) % 3]} for b in range(1, BROKERS + 1)],
                 "config": {"min.insync.replicas": "2", "default.replication.factor": "3"},

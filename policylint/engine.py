@@ -206,8 +206,9 @@ def _suppress(finding: Finding, rule: Rule, policy: CompiledPolicy) -> None:
                 _suppressed(finding, "inSource",
                             disables[line][1] or "disabled by an inline comment")
                 return
-    metadata = doc.data.get("metadata") if doc is not None and isinstance(doc.data, dict) \
-        else None
+    # a manifest's annotations (a plan or snapshot, read as typed values, has none)
+    metadata = doc.data.get("metadata") if doc is not None and doc.typed is None and \
+        isinstance(doc.data, dict) else None
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     if isinstance(annotations, dict):
         listed = annotations.get("policylint.io/disable")
