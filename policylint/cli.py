@@ -151,7 +151,8 @@ def lint(
     with _exit_2_on_errors():
         result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
                           select=_codes(select), ignore=_codes(ignore),
-                          allow_rf_change=allow_rf_change, max_file_size=size, base=base)
+                          allow_rf_change=allow_rf_change, max_file_size=size, base=base,
+                          keep=_KEPT)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result)) for report_fmt, file in extra]
@@ -268,13 +269,18 @@ def run(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
 
 
+_KEPT: list | None = None  # in main(): what a run built, for os._exit to drop at once
+
+
 def main() -> None:
     """The ``policylint`` process. It alone decides how the process runs and ends: a run
     builds millions of small objects and no garbage cycles worth collecting, so the cyclic
     collector, which would walk the whole model again and again (seconds for a large plan),
     stays off; and at the end the process exits without freeing the model object by object.
     (Spark's JVM ends when this process does: it watches its standard input.)"""
+    global _KEPT
     gc.disable()
+    _KEPT = []
     try:
         code = run()
     except BrokenPipeError:  # `policylint lint | head`

@@ -16,10 +16,13 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          current: str | None = None, policy: str | None = None,
          select: list[str] | None = None, ignore: list[str] | None = None,
          allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
-         base: str | None = None, today: dt.date | None = None) -> Result:
+         base: str | None = None, today: dt.date | None = None,
+         keep: list | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
-    the same topics at that ref. Raises InputError, PolicyError or RegistryError for
+    the same topics at that ref. ``keep``: a list the run's model is appended to, for a
+    caller that ends its process without freeing it object by object (half a second for a
+    million-entry plan). Raises InputError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
@@ -43,5 +46,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         if group.label is not None:  # PL118: checked without their cluster
             unchecked["PL118"] += len(group.manifests)
         runs.append((ctx, group.targets()))
+    if keep is not None:
+        keep.append(runs)
     return run(runs, rules, chosen, inputs.findings, len(inputs.files), today, inputs.skipped,
                unchecked)

@@ -187,6 +187,9 @@ class JsonLocator:
     def __init__(self, text: str, data: Any):
         self.text, self.data = text, data
         self._elements: dict[int, list[int]] = {}  # array offset -> element offsets
+        # (object offset, key) -> value offset: a snapshot's findings all pass its
+        # "topics", and finding it anew would decode the brokers and config each time
+        self._members: dict[tuple[int, str], int | None] = {}
         self._newlines: list[int] | None = None
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
@@ -205,7 +208,10 @@ class JsonLocator:
             if isinstance(key, int):
                 pos = self._element(pos, key, value)
             else:
-                pos = self._member(pos, key)
+                found = self._members.get((pos, key), -1)
+                if found == -1:
+                    found = self._members[pos, key] = self._member(pos, key)
+                pos = found
             if pos is None:
                 return None
             value = _child(value, key)
