@@ -82,3 +82,21 @@ def test_large_input_paths_agree_with_the_plain_ones(seed, tmp_path, monkeypatch
     monkeypatch.setattr(schema, "_MANY", 2)
     assert [findings(*run) for run in RUNS] == plain
     assert plain[0]  # the generated inputs do break rules
+
+
+@pytest.mark.parametrize("text, where", [
+    ('{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1]},\n'
+     ' {"topic": "t", "partition": 1, "partition": 2, "replicas": [1]}]}', (2, 33)),
+    ('{"kind": "ClusterSnapshot", "version": 1, "cluster": "c", "brokers": [{"id": 1}],\n'
+     ' "config": {"retention.ms": "1", "retention.ms": "2"}}', (2, 34)),
+])
+def test_a_duplicate_key_in_a_typed_file_is_refused_where_it_is(text, where, tmp_path,
+                                                                  monkeypatch):
+    """Decoded straight into the schema's types, a key given twice would silently keep
+    its last value: the colon count catches it, and the exact path locates it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(jsondoc, "TYPED_FROM", 1)
+    (tmp_path / "in.json").write_text(text)
+    found = [f for f in lint(["in.json"]).findings if f.rule == "PL100"]
+    assert [(f.line, f.column) for f in found] == [where]
+    assert "duplicate key" in found[0].message
