@@ -201,19 +201,24 @@ class Schema:
         if extra not in (True, False) or "propertyNames" in schema:
             # msgspec has no mapping with typed known keys and typed others: checked here
             known = {k: self._translate(v) for k, v in props.items()}
-            others = self._translate(extra) if extra is not False else None
+            rest_type = dict[keys, self._translate(extra)] if extra is not False else None
+            names = list[keys] if "propertyNames" in schema else None
             needed = list(required)
 
             def check(value: Any) -> bool:
                 if type(value) is not dict or any(k not in value for k in needed):
                     return False
+                given = known.keys() & value.keys()
+                rest = {k: v for k, v in value.items() if k not in given} if given else value
+                if rest_type is None and rest:
+                    return False
                 try:
-                    for k, v in value.items():
-                        kind = known.get(k, others)
-                        if kind is None:
-                            return False
-                        msgspec.convert(v, kind, dec_hook=self._hook)
-                        msgspec.convert(k, keys, dec_hook=self._hook)
+                    for k in given:
+                        msgspec.convert(value[k], known[k], dec_hook=self._hook)
+                    if rest_type is not None:
+                        msgspec.convert(rest, rest_type, dec_hook=self._hook)
+                    if names is not None:
+                        msgspec.convert(list(given), names, dec_hook=self._hook)
                 except msgspec.ValidationError:
                     return False
                 return True
