@@ -13,6 +13,7 @@ from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, 
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
+from .sources.document import KEY
 from .views import PlanView, ReplicaLists
 
 
@@ -25,6 +26,21 @@ class MinIsrSubject:
     min_isr: int
     at: Ref
     default: bool = False  # the minISR is Kafka's built-in 1: nothing sets it
+
+
+@dataclass
+class TopicConfig:
+    """One topic's config as written: ``key_at(key)`` and ``value_at(key)`` locate it."""
+    topic: str
+    config: dict[str, Any]
+    doc: Any
+    path: tuple
+
+    def key_at(self, key: str) -> Ref:
+        return (self.doc, self.path + (key, KEY))
+
+    def value_at(self, key: str) -> Ref:
+        return (self.doc, self.path + (key,))
 
 
 @dataclass
@@ -76,6 +92,24 @@ class Context:
     def profile_for(self, target: Any) -> ClusterProfile | None:
         """The cluster a target is judged against: a snapshot its own, others the run's."""
         return target.profile if isinstance(target, Snapshot) else self.profile
+
+    def kafka_release(self, target: Any) -> str:
+        """The known Kafka release a target's topic configs are judged by: its cluster's
+        version, else the policy's, else the newest (``policylint.kafka_configs``)."""
+        from . import kafka_configs
+        profile = self.profile_for(target)
+        version = profile.kafka_version if profile is not None else None
+        return kafka_configs.resolve(version or self.policy.kafka_version)
+
+    def topic_configs(self, target: Any) -> Iterator[TopicConfig]:
+        """The config of a manifest, or of each topic of a snapshot, with where it is."""
+        if isinstance(target, Snapshot):
+            for topic in target.topics.values():
+                if topic.config:
+                    yield TopicConfig(topic.name, topic.config, topic.doc,
+                                      topic.path + ("config",))
+        elif target.config:
+            yield TopicConfig(target.name, target.config, target.doc, target.paths["config"])
 
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""
@@ -175,7 +209,11 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     for finding in findings:
         rule = policy.rules[finding.rule]
         finding.name = rule.name
-        finding.severity = policy.severities[rule.code]
+        # a rule may rank one finding above its default (PL605: a removed key is an error);
+        # a severity the policy sets wins
+        own = finding.severity if finding.severity != rule.severity else None
+        finding.severity = chosen.rules.get(rule.code, {}).get("severity") or own or \
+            policy.severities[rule.code]
         finding.locate()
         _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)

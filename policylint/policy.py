@@ -60,6 +60,8 @@ class Policy:
     placeholders_enabled: bool = False
     exemptions: list[Exemption] = field(default_factory=list)
     clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> path globs
+    kafka_version: str | None = None  # when the cluster does not say
+    config_prefixes: list[str] = field(default_factory=list)  # vendor config keys allowed
 
     def enabled(self, rule: Rule) -> bool:
         return self.rules.get(rule.code, {}).get("enabled", True)
@@ -212,6 +214,9 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         _fail_on(Schema(schema).errors(settings, ("rules", key)), name, doc)
         policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
     policy.clusters.update(data.get("clusters") or {})
+    if "kafka_version" in data:
+        policy.kafka_version = str(data["kafka_version"])
+    policy.config_prefixes += (data.get("configs") or {}).get("allow_prefixes", [])
     allow = data.get("allow") or {}
     policy.allow_rf_change += allow.get("rf_change", [])
     if "enabled" in (data.get("placeholders") or {}):

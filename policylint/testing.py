@@ -12,7 +12,8 @@ A case file holds one rule's cases::
         expect: ["ACME001 topic.yaml:4:9"]   # CODE file:line:column, sorted as reported
         # optional: cluster, current (context files), policy (a policy as YAML), paths,
         # base (files committed to a git repository first: diff mode), allow_rf_change,
-        # max_file_size, messages (substrings of messages), unchecked (the rule's count)
+        # max_file_size, messages (substrings of messages), severities (of the findings,
+        # in order), unchecked (the rule's count)
 
 In a rule pack's tests (``spark`` being a session fixture, e.g. ``spark_session()``)::
 
@@ -132,6 +133,9 @@ def check_case(rule: str, case: dict, root: Path) -> Result:
     for expected in case.get("messages", []):
         assert any(expected in f.message for f in result.findings), \
             f"no message has {expected!r}: {[f.message for f in result.findings]}"
+    if "severities" in case:
+        severities = [f.severity for f in result.findings]
+        assert severities == case["severities"], f"severities {severities}"
     if "unchecked" in case:
         unchecked = result.unchecked.get(rule, 0)
         assert unchecked == case["unchecked"], f"unchecked {unchecked}, expected {case['unchecked']}"

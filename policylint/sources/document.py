@@ -15,6 +15,17 @@ class ParseError(Exception):
         self.message, self.line, self.column = message, line, column
 
 
+class _Key:
+    """The last element of a path that names a mapping's key itself, not its value
+    (``("spec", "config", "retention.mss", KEY)``): an unknown key is reported where it
+    is written."""
+
+    def __repr__(self) -> str:
+        return "KEY"
+
+
+KEY = _Key()
+
 _DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
 
 

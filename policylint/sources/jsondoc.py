@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .document import Document, ParseError, SourceFile
+from .document import KEY, Document, ParseError, SourceFile
 from .schemas import validator
 
 TYPED_FROM = 2**20  # from this size, a plan or snapshot is decoded straight into its types
@@ -204,6 +204,9 @@ class JsonLocator:
     def offset(self, path: tuple) -> int | None:
         pos = _WS.match(self.text, 0).end()
         value = self.data
+        if path and path[-1] is KEY:  # where the key is written: its value's object, scanned
+            parent = self.offset(path[:-2])
+            return None if parent is None else self._member(parent, path[-2], of_key=True)
         for key in path:
             if isinstance(key, int):
                 pos = self._element(pos, key, value)
@@ -217,17 +220,19 @@ class JsonLocator:
             value = _child(value, key)
         return pos
 
-    def _member(self, pos: int, key: str) -> int | None:
+    def _member(self, pos: int, key: str, of_key: bool = False) -> int | None:
+        """The offset of the value at ``key`` in the object at ``pos`` (or of the key)."""
         text = self.text
         if text[pos] != "{":
             return None
         pos = _WS.match(text, pos + 1).end()
         while text[pos] == '"':
+            start = pos
             name, pos = json.decoder.scanstring(text, pos + 1)
             pos = _WS.match(text, pos).end() + 1  # past ':'
             pos = _WS.match(text, pos).end()
-            if name == key:
-                return pos  # keys are unique: duplicates were refused when decoding
+            if name == key:  # keys are unique: duplicates were refused when decoding
+                return start if of_key else pos
             pos = _WS.match(text, _SCAN(text, pos)[1]).end()
             if text[pos] == ",":
                 pos = _WS.match(text, pos + 1).end()

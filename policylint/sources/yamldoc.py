@@ -15,7 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .document import Document, ParseError, SourceFile
+from .document import KEY, Document, ParseError, SourceFile
 
 try:  # libyaml is part of every PyYAML wheel; the pure loader is only a fallback
     _Base = yaml.CSafeLoader
@@ -124,27 +124,31 @@ class _Locator:
         self.root = root
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
-        node = self.root
-        for key in path:
-            node = _child(node, key)
+        node = parent = self.root
+        for i, key in enumerate(path):
+            if key is KEY:  # the key node of the last step
+                node = _child(parent, path[i - 1], of_key=True) if i else None
+            else:
+                parent, node = node, _child(node, key)
             if node is None:
                 return None
         mark = node.start_mark
         return mark.line + 1, mark.column + 1
 
 
-def _child(node: Any, key: Any) -> Any:
+def _child(node: Any, key: Any, of_key: bool = False) -> Any:
+    """The value node at ``key`` (or, ``of_key``, the key node itself)."""
     if type(node) is SequenceNode:
         return node.value[key] if type(key) is int and 0 <= key < len(node.value) else None
     if type(node) is not MappingNode:
         return None
     for key_node, value in node.value:  # explicit keys override merged ones
         if key_node.tag != _T + "merge" and key_node.value == key:
-            return value
+            return key_node if of_key else value
     for key_node, value in node.value:
         if key_node.tag == _T + "merge":
             for source in (value.value if type(value) is SequenceNode else [value]):
-                found = _child(source, key)
+                found = _child(source, key, of_key)
                 if found is not None:
                     return found
     return None

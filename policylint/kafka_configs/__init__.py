@@ -1,0 +1,165 @@
+"""Kafka's topic-level configs per release, as data (``topic_configs.json``, derived from
+Kafka's ``LogConfig`` by ``derive.py``), and how Kafka reads a value of each type.
+
+The Kafka version a topic is judged by is its cluster's (snapshot or profile
+``kafka_version``, Strimzi ``spec.kafka.version``), else the policy's ``kafka_version``,
+else the newest known; a version between two known ones is judged by the older.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+INT_RANGE = (-2**31, 2**31 - 1)
+LONG_RANGE = (-2**63, 2**63 - 1)
+_INTEGER = re.compile(r"[+-]?\d+")
+
+# Broker-level names that people put at topic level (kafka-configs.md): name -> the topic
+# key that does the same, or None where the setting is the broker's alone.
+BROKER_KEYS: dict[str, str | None] = {
+    "log.retention.ms": "retention.ms", "log.retention.minutes": "retention.ms",
+    "log.retention.hours": "retention.ms", "log.retention.bytes": "retention.bytes",
+    "log.segment.bytes": "segment.bytes", "log.roll.ms": "segment.ms",
+    "log.roll.hours": "segment.ms", "log.roll.jitter.ms": "segment.jitter.ms",
+    "log.roll.jitter.hours": "segment.jitter.ms",
+    "log.index.size.max.bytes": "segment.index.bytes",
+    "log.index.interval.bytes": "index.interval.bytes",
+    "log.flush.interval.messages": "flush.messages", "log.flush.interval.ms": "flush.ms",
+    "log.cleanup.policy": "cleanup.policy",
+    "log.cleaner.delete.retention.ms": "delete.retention.ms",
+    "log.cleaner.min.compaction.lag.ms": "min.compaction.lag.ms",
+    "log.cleaner.max.compaction.lag.ms": "max.compaction.lag.ms",
+    "log.cleaner.min.cleanable.ratio": "min.cleanable.dirty.ratio",
+    "log.segment.delete.delay.ms": "file.delete.delay.ms",
+    "message.max.bytes": "max.message.bytes", "log.preallocate": "preallocate",
+    "log.message.timestamp.type": "message.timestamp.type",
+    "log.message.timestamp.difference.max.ms": "message.timestamp.difference.max.ms",
+    "log.message.timestamp.before.max.ms": "message.timestamp.before.max.ms",
+    "log.message.timestamp.after.max.ms": "message.timestamp.after.max.ms",
+    "log.message.format.version": "message.format.version",
+    "log.message.downconversion.enable": "message.downconversion.enable",
+    "log.local.retention.ms": "local.retention.ms",
+    "log.local.retention.bytes": "local.retention.bytes",
+    "num.partitions": None, "default.replication.factor": None,
+    "auto.create.topics.enable": None,
+}
+
+
+@lru_cache(maxsize=None)
+def _versions() -> dict[str, dict[str, dict]]:
+    text = resources.files(__package__).joinpath("topic_configs.json").read_text("utf-8")
+    return json.loads(text)["versions"]
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:2]) or (0,)
+
+
+def known_versions() -> list[str]:
+    return sorted(_versions(), key=_key)
+
+
+def resolve(version: Any) -> str:
+    """The known release a Kafka version is judged by (``None``: the newest)."""
+    known = known_versions()
+    if not isinstance(version, (str, int, float)) or not re.search(r"\d", str(version)):
+        return known[-1]
+    wanted = _key(str(version))
+    older = [v for v in known if _key(v) <= wanted]
+    return older[-1] if older else known[0]
+
+
+def table(version: str) -> dict[str, dict]:
+    """key -> spec (``type``, ``default``, ``min``/``max``, ``values``, ``subset``,
+    ``deprecated``) of the topic configs of a known release."""
+    return _versions()[version]
+
+
+def removed_in(key: str, version: str) -> str | None:
+    """The release that removed ``key``, if it is gone by ``version``."""
+    known = known_versions()
+    had = None
+    for v in known[:known.index(version) + 1]:
+        if key in table(v):
+            had = v
+        elif had is not None:
+            return v
+    return None
+
+
+def added_in(key: str) -> str | None:
+    return next((v for v in known_versions() if key in table(v)), None)
+
+
+def closest(key: str, version: str) -> str | None:
+    found = difflib.get_close_matches(key, list(table(version)), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def as_text(value: Any) -> str:
+    """A config value as Kafka receives it: Strimzi and the admin client send strings."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def parsed(spec: dict, value: Any) -> Any:
+    """The value as Kafka parses it for the key's type; ValueError with Kafka's reason."""
+    kind = spec["type"]
+    if value is None:
+        raise ValueError("has no value")
+    if kind in ("int", "long", "short"):
+        if isinstance(value, bool) or isinstance(value, float) or \
+                not _INTEGER.fullmatch(as_text(value).strip()):
+            raise ValueError("is not a long integer" if kind == "long" else "is not an integer")
+        number = int(as_text(value).strip())
+        lo, hi = LONG_RANGE if kind == "long" else INT_RANGE
+        if not lo <= number <= hi:
+            raise ValueError(f"does not fit Kafka's {kind} type")
+        return number
+    if kind == "double":
+        if isinstance(value, bool):
+            raise ValueError("is not a number")
+        try:
+            return float(as_text(value).strip())
+        except ValueError:
+            raise ValueError("is not a number") from None
+    if kind == "boolean":
+        text = as_text(value).strip().lower()
+        if text not in ("true", "false"):
+            raise ValueError("is not true or false")
+        return text == "true"
+    if kind == "list":
+        text = as_text(value).strip()
+        return [item.strip() for item in text.split(",")] if text else []
+    return as_text(value).strip()
+
+
+def problem(spec: dict, value: Any) -> str | None:
+    """Why Kafka refuses ``value`` for a key of ``spec`` (None: it accepts it)."""
+    try:
+        value = parsed(spec, value)
+    except ValueError as exc:
+        return str(exc)
+    if "subset" in spec:
+        allowed = spec["subset"]
+        wrong = [v for v in value if v not in allowed]
+        if wrong or len(set(value)) != len(value) or not value:
+            return f"must be one or more of {', '.join(allowed)}, each once"
+        return None
+    if "values" in spec and value in spec["values"]:
+        return None
+    lo, hi = spec.get("min"), spec.get("max")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        bounds = f"from {lo} to {hi}" if lo is not None and hi is not None else \
+            f"at least {lo}" if lo is not None else f"at most {hi}"
+        also = f" (or {', '.join(map(str, spec['values']))})" if "values" in spec else ""
+        return f"must be {bounds}{also}"
+    if "values" in spec and lo is None and hi is None:
+        return f"must be one of {', '.join(spec['values'])}"
+    return None

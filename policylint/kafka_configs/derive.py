@@ -1,0 +1,244 @@
+"""Derives ``topic_configs.json`` from Apache Kafka's sources, one release at a time.
+
+    python -m policylint.kafka_configs.derive --kafka-git PATH/TO/kafka/.git
+
+For each release tag (3.0.0 ... 3.8.0) it reads the topic-level ``ConfigDef`` of
+``LogConfig`` (``core/.../kafka/log/LogConfig.scala`` up to 3.4,
+``storage/.../LogConfig.java`` from 3.5), resolves each name through the constants of
+``TopicConfig`` (and the other classes a name refers to), and records type, validator and
+whether ``TopicConfig`` marks the key ``@Deprecated``. ``--trunk-as`` names the version the
+repository's HEAD stands for (3.9 for a trunk cut after the 3.9 branch). Versions for which
+the repository has no source are given as deltas from ``kafka-configs.md`` (``DELTAS``).
+Validators that are code rather than data (compression levels, the compression codecs)
+and defaults that are expressions are taken from ``KNOWN`` and ``DEFAULTS``, whose values
+are those of ``kafka-configs.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+from pathlib import Path
+
+TAGS = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0", "3.6.0", "3.7.0", "3.8.0"]
+JAVA = "storage/src/main/java/org/apache/kafka/storage/internals/log/LogConfig.java"
+SCALA = "core/src/main/scala/kafka/log/LogConfig.scala"
+TOPIC_CONFIG = "clients/src/main/java/org/apache/kafka/common/config/TopicConfig.java"
+# versions after the repository's last source: (base version, keys removed, keys added)
+DELTAS = {"4.0": ("3.9", ["message.format.version"], [])}  # KIP-724
+# validators that are code, not data: their rules as Kafka states them
+KNOWN = {
+    "LegacyRecord.RECORD_OVERHEAD_V0": 14,
+    "ZstdCompression.MIN_LEVEL": -131072,  # Zstd.minCompressionLevel() of zstd-jni
+    "ZstdCompression.MAX_LEVEL": 22,
+    "Deflater.BEST_SPEED": 1, "Deflater.BEST_COMPRESSION": 9,  # java.util.zip
+    "compression": ["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"],
+    "CompressionType.GZIP.levelValidator()": {"values": [-1], "min": 1, "max": 9},
+    "CompressionType.LZ4.levelValidator()": {"min": 1, "max": 17},
+    "CompressionType.ZSTD.levelValidator()": {"min": -131072, "max": 22},
+}
+# the same validators as other releases spell them
+KNOWN["new GzipCompression.LevelValidator()"] = KNOWN["CompressionType.GZIP.levelValidator()"]
+DEFAULTS = {
+    "segment.bytes": 1073741824, "segment.ms": 604800000, "segment.jitter.ms": 0,
+    "segment.index.bytes": 10485760, "flush.messages": 9223372036854775807,
+    "flush.ms": 9223372036854775807, "retention.bytes": -1, "retention.ms": 604800000,
+    "max.message.bytes": 1048588, "index.interval.bytes": 4096,
+    "delete.retention.ms": 86400000, "min.compaction.lag.ms": 0,
+    "max.compaction.lag.ms": 9223372036854775807, "file.delete.delay.ms": 60000,
+    "min.cleanable.dirty.ratio": 0.5, "cleanup.policy": "delete",
+    "unclean.leader.election.enable": False, "min.insync.replicas": 1,
+    "compression.type": "producer", "compression.gzip.level": -1,
+    "compression.lz4.level": 9, "compression.zstd.level": 3, "preallocate": False,
+    "message.format.version": "3.0-IV1", "message.timestamp.type": "CreateTime",
+    "message.timestamp.difference.max.ms": 9223372036854775807,
+    "message.timestamp.before.max.ms": 9223372036854775807,
+    "message.timestamp.after.max.ms": 9223372036854775807,
+    "leader.replication.throttled.replicas": "", "follower.replication.throttled.replicas": "",
+    "message.downconversion.enable": True, "remote.storage.enable": False,
+    "local.retention.ms": -2, "local.retention.bytes": -2, "remote.log.copy.disable": False,
+    "remote.log.delete.on.disable": False,
+}
+_LEVELS = ("LOW", "MEDIUM", "HIGH")
+
+
+def show(git: str, ref: str, path: str) -> str | None:
+    done = subprocess.run(["git", "--git-dir", git, "show", f"{ref}:{path}"],
+                          capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+def grep_constant(git: str, ref: str, name: str) -> str | None:
+    """The right-hand side of ``name = ...`` anywhere in the sources at ``ref``."""
+    done = subprocess.run(["git", "--git-dir", git, "grep", "-h", "-E",
+                           rf"[^A-Za-z0-9_]{name}[[:space:]]*=[[:space:]]*[^=>]", ref, "--",
+                           "*.java", "*.scala"],
+                          capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        match = re.search(rf"\b{name}\s*=\s*([^=>].*?);?\s*$", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def calls(block: str) -> list[list[str]]:
+    """The argument lists of the ``define(``/``defineInternal(`` calls in ``block``."""
+    found = []
+    for match in re.finditer(r"\bdefine(?:Internal)?\(", block):
+        depth, args, start, pos = 1, [], match.end(), match.end()
+        while depth:
+            ch = block[pos]
+            if ch == '"':
+                pos = block.index('"', pos + 1)
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == "," and depth == 1:
+                args.append(block[start:pos].strip())
+                start = pos + 1
+            pos += 1
+        args.append(block[start:pos - 1].strip())
+        found.append(args)
+    return found
+
+
+def topic_block(git: str, ref: str) -> str:
+    java = show(git, ref, JAVA)
+    if java is not None and "LogConfigDef CONFIG" in java:
+        start = java.index("CONFIG.", java.index("LogConfigDef CONFIG"))
+        return _chain(java, start)
+    scala = show(git, ref, SCALA)
+    start = scala.index("val logConfigDef = new LogConfigDef")
+    return scala[start:scala.index("logConfigDef\n  }", start)]
+
+
+def _chain(text: str, start: int) -> str:
+    """From ``start`` to the semicolon that ends a chain of define calls (strings skipped)."""
+    pos, depth = start, 0
+    while True:
+        ch = text[pos]
+        if ch == '"':
+            pos = text.index('"', pos + 1)
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return text[start:pos]
+        pos += 1
+
+
+class Resolver:
+    def __init__(self, git: str, ref: str, block_file: str):
+        self.git, self.ref = git, ref
+        self.sources = [block_file, show(git, ref, TOPIC_CONFIG) or ""]
+        self.topic_config = self.sources[1]
+
+    def string(self, expr: str, seen: frozenset = frozenset()) -> str | None:
+        """The string an expression names: a literal, or a constant followed to one (a
+        constant may be defined as another class's constant of the same name)."""
+        expr = expr.strip()
+        if expr.startswith('"') and expr.endswith('"'):
+            return expr[1:-1]
+        name = expr.split(".")[-1]
+        if not re.fullmatch(r"\w+", name):
+            return None
+        for i, text in enumerate(self.sources):
+            if (name, i) in seen:
+                continue
+            match = re.search(rf"\b(?:val|String)\s+{name}\s*(?::\s*String)?\s*=\s*(.+?);?\s*$",
+                              text, re.M)
+            if match:
+                return self.string(match.group(1), seen | {(name, i)})
+        found = grep_constant(self.git, self.ref, name)
+        return self.string(found, seen | {(name, -1)}) if found and (name, -1) not in seen \
+            else None
+
+    def deprecated(self, key: str) -> bool:
+        match = re.search(rf'(@Deprecated\s+)?public static final String \w+\s*=\s*"{re.escape(key)}"',
+                          self.topic_config)
+        return bool(match and match.group(1))
+
+
+def number(expr: str, resolve: Resolver) -> int | float:
+    expr = expr.strip()
+    if isinstance(KNOWN.get(expr), int):
+        return KNOWN[expr]
+    for parse in (int, float):
+        try:
+            return parse(expr.rstrip("L"))
+        except ValueError:
+            pass
+    found = grep_constant(resolve.git, resolve.ref, expr.split(".")[-1])
+    if found is None:
+        raise ValueError(f"{resolve.ref}: number not resolved: {expr}")
+    return number(found, resolve)
+
+
+def validator(expr: str, resolve: Resolver) -> dict | None:
+    if expr in KNOWN:
+        return dict(KNOWN[expr])
+    if expr in ("null", "") or expr in _LEVELS:
+        return None
+    match = re.fullmatch(r"(?:ConfigDef\.)?Range\.atLeast\((.+)\)|atLeast\((.+)\)", expr)
+    if match:
+        return {"min": number(match.group(1) or match.group(2), resolve)}
+    match = re.fullmatch(r"(?:ConfigDef\.)?(?:Range\.)?between\((.+),\s*(.+)\)", expr)
+    if match:
+        return {"min": number(match.group(1), resolve), "max": number(match.group(2), resolve)}
+    if "CompressionCodec" in expr or "CompressionType.names" in expr:
+        return {"values": KNOWN["compression"]}
+    match = re.fullmatch(r"(?:ConfigDef\.)?(ValidList|ValidString)?\.?in\((.+)\)", expr, re.S)
+    if match:
+        values = [resolve.string(v) for v in match.group(2).split(",")]
+        return {"subset" if match.group(1) == "ValidList" else "values": values}
+    if "ThrottledReplicaList" in expr:
+        return {"throttled_replicas": True}
+    if "VersionValidator" in expr:
+        return {"metadata_version": True}
+    raise ValueError(f"validator not understood: {expr}")
+
+
+def configs_at(git: str, ref: str) -> dict[str, dict]:
+    block = topic_block(git, ref)
+    resolve = Resolver(git, ref, show(git, ref, JAVA) or show(git, ref, SCALA))
+    out = {}
+    for args in calls(block):
+        name = resolve.string(args[0])
+        if name is None:
+            raise ValueError(f"{ref}: name not resolved: {args[0]}")
+        spec: dict = {"type": args[1].split(".")[-1].lower()}
+        has_validator = len(args) > 3 and args[3] not in _LEVELS
+        checked = validator(args[3], resolve) if has_validator else None
+        if checked:
+            spec.update(checked)
+        if name in DEFAULTS:
+            spec["default"] = DEFAULTS[name]
+        if resolve.deprecated(name):
+            spec["deprecated"] = True
+        out[name] = spec
+    return dict(sorted(out.items()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kafka-git", required=True, help="an apache/kafka git directory")
+    parser.add_argument("--trunk-as", default="3.9", help="the version HEAD stands for")
+    parser.add_argument("--out", default=str(Path(__file__).with_name("topic_configs.json")))
+    args = parser.parse_args()
+    versions = {tag.rsplit(".", 1)[0]: configs_at(args.kafka_git, tag) for tag in TAGS}
+    versions[args.trunk_as] = configs_at(args.kafka_git, "HEAD")
+    for version, (base, removed, added) in DELTAS.items():
+        versions[version] = {k: v for k, v in versions[base].items() if k not in removed}
+        versions[version].update({k: {"type": "string"} for k in added})
+    Path(args.out).write_text(json.dumps(
+        {"source": "Apache Kafka LogConfig/TopicConfig per release; see derive.py",
+         "versions": versions}, indent=1, sort_keys=False) + "\n")
+    print(f"{args.out}: {', '.join(f'{v} ({len(c)} keys)' for v, c in versions.items())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+from .. import kafka_configs
+from ..rule import Rule
+from .topic_config import config_keys
+
+
+class UnknownTopicConfig(Rule):
+    """A config key is not a topic config of the cluster's Kafka version.
+
+    ## What it does
+    Reports a key of a topic's config (a manifest's `spec.config`, a snapshot topic's
+    `config`) that Kafka's `LogConfig` of that version does not define, at the key, with
+    the closest known key when there is one. The version is the cluster's (snapshot or
+    profile `kafka_version`, Strimzi `spec.kafka.version`), else the policy's
+    `kafka_version`, else the newest known. Broker-level names (PL602) and keys Kafka
+    removed (PL605) have rules of their own; vendor keys are allowed by prefix with
+    `configs.allow_prefixes` in the policy (for example `confluent.`).
+
+    ## Why is this bad?
+    Kafka refuses the whole change ("Unknown topic config name"): the operator keeps
+    retrying and the topic never gets the settings meant for it. A misspelled key
+    (`retention.mss`) means the setting you reviewed is not the one applied.
+
+    ## Example
+    ```yaml
+    config:
+      retention.mss: 604800000
+    ```
+
+    ## Use instead
+    ```yaml
+    config:
+      retention.ms: 604800000
+    ```
+    """
+    code = "PL601"
+    name = "unknown-topic-config"
+    severity = "error"
+    targets = ("manifest", "snapshot")
+    message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
+
+    def check(self, target, ctx, options):
+        for config, key, _, release in config_keys(target, ctx):
+            if key in kafka_configs.table(release) or key in kafka_configs.BROKER_KEYS or \
+                    kafka_configs.removed_in(key, release):
+                continue
+            near = kafka_configs.closest(key, release)
+            added = kafka_configs.added_in(key)
+            hint = f" (it was added in {added})" if added else \
+                f"; did you mean {near}?" if near else \
+                " (a vendor key? allow its prefix with configs.allow_prefixes in the policy)"
+            yield self.finding(self.say(topic=config.topic, key=key, release=release,
+                                        hint=hint),
+                               at=config.key_at(key), topic=config.topic)

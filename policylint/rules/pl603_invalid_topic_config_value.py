@@ -1,0 +1,53 @@
+from .. import kafka_configs
+from ..rule import Rule
+from .topic_config import config_keys
+
+
+class InvalidTopicConfigValue(Rule):
+    """A topic config value is one Kafka refuses.
+
+    ## What it does
+    Reports, at the value, a topic config value of the wrong type for its key (int, long,
+    double, boolean, list, string: `min.insync.replicas: asd`), outside its valid range
+    (`segment.ms: 0`), or not one of its valid values (`cleanup.policy: compactt`, a
+    subset of `compact,delete` with each at most once; `compression.type`;
+    `message.timestamp.type`), as Kafka's `LogConfig` of the cluster's version defines
+    them. Values may be written as YAML gives them or as strings (`2` and `"2"`, `true` and
+    `"true"` are the same to Kafka).
+
+    ## Why is this bad?
+    Kafka refuses the whole config change: the topic keeps its old settings while the
+    repository says otherwise, and the operator retries until someone reads its logs.
+
+    ## Example
+    ```yaml
+    config:
+      cleanup.policy: compactt
+    ```
+
+    ## Use instead
+    ```yaml
+    config:
+      cleanup.policy: compact
+    ```
+    """
+    code = "PL603"
+    name = "invalid-topic-config-value"
+    severity = "error"
+    targets = ("manifest", "snapshot")
+    message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
+
+    def check(self, target, ctx, options):
+        for config, key, value, release in config_keys(target, ctx):
+            spec = kafka_configs.table(release).get(key)
+            problem = kafka_configs.problem(spec, value) if spec else None
+            if problem:
+                yield self.finding(
+                    self.say(topic=config.topic, key=key, value=_shown(value),
+                             problem=problem, release=release),
+                    at=config.value_at(key), topic=config.topic)
+
+
+def _shown(value) -> str:
+    text = kafka_configs.as_text(value)
+    return repr(text) if not text or text != text.strip() or len(text) > 40 else text

@@ -1,0 +1,54 @@
+from .. import kafka_configs
+from ..rule import Rule
+from .topic_config import config_keys
+
+
+class RemovedTopicConfig(Rule):
+    """A topic config key is deprecated, or removed, in the cluster's Kafka version.
+
+    ## What it does
+    Reports, at the key, a topic config that Kafka's `TopicConfig` marks deprecated in that
+    version (a warning: `message.timestamp.difference.max.ms` from 3.6, replaced by
+    `message.timestamp.before.max.ms` / `.after.max.ms`), or that an earlier version had
+    and this one removed (an error: `message.format.version` on 4.0 and later, KIP-724).
+
+    ## Why is this bad?
+    A removed key is refused like an unknown one and blocks the whole change; a deprecated
+    one still works today and stops working at the next upgrade.
+
+    ## Example
+    ```yaml
+    config:
+      message.format.version: 2.8
+    ```
+
+    ## Use instead
+    Leave the key out: since Kafka 3.0 the record format follows `inter.broker.protocol`
+    / the metadata version.
+    """
+    code = "PL605"
+    name = "removed-topic-config"
+    severity = "warning"
+    targets = ("manifest", "snapshot")
+    message = "topic {topic}: {key} is {what} (Kafka {release})"
+    REPLACED = {"message.timestamp.difference.max.ms":
+                "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}
+
+    def check(self, target, ctx, options):
+        for config, key, _, release in config_keys(target, ctx):
+            spec = kafka_configs.table(release).get(key)
+            removed = None if spec else kafka_configs.removed_in(key, release)
+            if removed:
+                what, severity = f"removed since Kafka {removed}: Kafka refuses it", "error"
+            elif spec and spec.get("deprecated"):
+                instead = self.REPLACED.get(key)
+                what = "deprecated" + (f"; use {instead}" if instead else
+                                       ": it will be removed")
+                severity = self.severity
+            else:
+                continue
+            finding = self.finding(self.say(topic=config.topic, key=key, what=what,
+                                            release=release),
+                                   at=config.key_at(key), topic=config.topic)
+            finding.severity = severity
+            yield finding
