@@ -34,6 +34,7 @@ class ClusterProfile:
     doc: Document | None = None
     brokers_path: tuple = ()
     namespace: str | None = None
+    config_path: tuple = ("config",)  # of the broker settings in ``doc``
 
     @property
     def racks(self) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..engine import TopicConfig
+from ..model import Snapshot
 
 
 def config_keys(target: Any, ctx: Any) -> Iterator[tuple[TopicConfig, str, Any, str]]:
@@ -16,3 +17,23 @@ def config_keys(target: Any, ctx: Any) -> Iterator[tuple[TopicConfig, str, Any, 
         for key, value in config.config.items():
             if not (prefixes and key.startswith(prefixes)):
                 yield config, key, value, release
+
+
+def topic_names(target: Any) -> Iterator[tuple[str, tuple]]:
+    """(name, where) of a manifest's topic, or of each topic of a snapshot but Kafka's
+    internal ones (``__consumer_offsets``, ...), which no naming policy governs."""
+    if isinstance(target, Snapshot):
+        for topic in target.topics.values():
+            if not topic.name.startswith("__"):
+                yield topic.name, (topic.doc, topic.path + ("name",))
+    else:
+        yield target.name, target.where("name")
+
+
+def every_topic(target: Any) -> list[TopicConfig]:
+    """Each topic of a manifest or snapshot (Kafka's internal ones left out) with its
+    config, empty ones too: defaults apply to them."""
+    if isinstance(target, Snapshot):
+        return [TopicConfig(t.name, t.config, t.doc, t.path + ("config",))
+                for t in target.topics.values() if not t.name.startswith("__")]
+    return [TopicConfig(target.name, target.config, target.doc, target.paths["config"])]

@@ -85,7 +85,8 @@ def cluster_profile(doc: Document, pools: list[Document]) -> ClusterProfile:
         path = ("spec", "kafka", "replicas")
     return ClusterProfile(name=metadata["name"], brokers=brokers, broker_count=count,
                           config=kafka.get("config") or {}, kafka_version=kafka.get("version"),
-                          doc=doc, brokers_path=path, namespace=metadata.get("namespace"))
+                          doc=doc, brokers_path=path, namespace=metadata.get("namespace"),
+                          config_path=("spec", "kafka", "config"))
 
 
 def has_broker_pools(doc: Document, pools: list[Document]) -> bool:

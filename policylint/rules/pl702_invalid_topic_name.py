@@ -1,0 +1,68 @@
+import re
+from ..model import Snapshot
+from ..rule import Rule
+from .topic_config import topic_names
+
+LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+class InvalidTopicName(Rule):
+    """A topic name Kafka refuses, or two names Kafka's metrics cannot tell apart.
+
+    ## What it does
+    Reports, at the name: a name with characters outside `[a-zA-Z0-9._-]`, longer than 249
+    characters, or `.` or `..` (Kafka refuses them); and two topics of one cluster (among
+    its manifests and its snapshot) whose names differ only by `.` against `_`, at the
+    second one.
+
+    ## Why is this bad?
+    Kafka refuses an illegal name, and with it the change. Kafka's metric names replace
+    `.` by `_`, so `orders.v1` and `orders_v1` collide: Kafka warns and creating the
+    second may fail; when both exist their metrics are mixed up.
+
+    ## Example
+    ```yaml
+    metadata:
+      name: orders_v1     # beside a topic orders.v1
+    ```
+
+    ## Use instead
+    Pick one separator for the whole cluster.
+    """
+    code = "PL702"
+    name = "invalid-topic-name"
+    severity = "error"
+    targets = ("manifest", "snapshot")
+    message = "topic {topic}: {problem}"
+
+    def check(self, target, ctx, options):
+        for name, at in topic_names(target):
+            problem = _illegal(name) or self._collision(name, target, ctx)
+            if problem:
+                yield self.finding(self.say(topic=name, problem=problem), at=at, topic=name)
+
+    @staticmethod
+    def _collision(name: str, target, ctx) -> str | None:
+        """A name of the same cluster that Kafka's metrics cannot tell from ``name``: a
+        manifest collides with any topic of the snapshot and with the manifests before it
+        (each pair is reported once); a snapshot's topic with the topics before it."""
+        metric = name.replace(".", "_")
+        if isinstance(target, Snapshot):
+            others = [n for n in target.topics if n < name]
+        else:
+            others = list(ctx.snapshot.topics) if ctx.snapshot is not None else []
+            others += [m.name for m in ctx.manifests if m.name < name]
+        clash = sorted(n for n in others if n != name and n.replace(".", "_") == metric)
+        return f"collides with {clash[0]}: Kafka's metric names replace '.' by '_'" \
+            if clash else None
+
+
+def _illegal(name: str) -> str | None:
+    if name in (".", ".."):
+        return f"'{name}' is not a legal topic name"
+    if len(name) > 249:
+        return f"the name is {len(name)} characters long; Kafka allows 249"
+    if not LEGAL.fullmatch(name):
+        bad = sorted({c for c in name if not LEGAL.fullmatch(c)})
+        return f"the name has characters Kafka refuses: {' '.join(map(repr, bad))}"
+    return None
