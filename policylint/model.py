@@ -35,6 +35,9 @@ class ClusterProfile:
     brokers_path: tuple = ()
     namespace: str | None = None
     config_path: tuple = ("config",)  # of the broker settings in ``doc``
+    #: whether ``config`` holds every setting that differs from Kafka's defaults (a Kafka
+    #: resource's does; a snapshot may list only some)
+    config_complete: bool = False
 
     @property
     def racks(self) -> set[str]:

@@ -86,7 +86,7 @@ def cluster_profile(doc: Document, pools: list[Document]) -> ClusterProfile:
     return ClusterProfile(name=metadata["name"], brokers=brokers, broker_count=count,
                           config=kafka.get("config") or {}, kafka_version=kafka.get("version"),
                           doc=doc, brokers_path=path, namespace=metadata.get("namespace"),
-                          config_path=("spec", "kafka", "config"))
+                          config_path=("spec", "kafka", "config"), config_complete=True)
 
 
 def has_broker_pools(doc: Document, pools: list[Document]) -> bool:

@@ -1,0 +1,52 @@
+from ..rule import Rule
+from .cluster_config import said, setting, where
+
+
+class DefaultRfExceedsBrokers(Rule):
+    """The cluster's default.replication.factor is larger than its broker count.
+
+    ## What it does
+    Reports a cluster (a Strimzi `Kafka` resource, with its node pools' broker counts, or
+    a snapshot or profile) whose `default.replication.factor` exceeds its number of
+    brokers, at the setting.
+
+    ## Why is this bad?
+    Every topic created without an explicit replication factor (auto-created topics,
+    Kafka Streams and Connect internal topics, `kafka-topics.sh --create` without
+    `--replication-factor`) fails with "Replication factor larger than available brokers".
+
+    ## Example
+    ```yaml
+    kafka:
+      replicas: 2
+      config:
+        default.replication.factor: 3
+    ```
+
+    ## Use instead
+    ```yaml
+    kafka:
+      replicas: 3
+      config:
+        default.replication.factor: 3
+    ```
+    """
+    code = "PL801"
+    name = "default-rf-exceeds-brokers"
+    severity = "error"
+    targets = ("profile",)
+    message = ("cluster {cluster}: {setting} but it has {brokers}: topics created with "
+               "the default replication factor fail")
+
+    def check(self, profile, ctx, options):
+        count = profile.broker_count
+        value, at = setting(profile, "default.replication.factor")
+        if count is None or value is None or value <= count:
+            return
+        yield self.finding(self.say(cluster=profile.name, brokers=_brokers(count),
+                                    setting=said("default.replication.factor", value, at)),
+                           at=where(profile, at))
+
+
+def _brokers(count: int) -> str:
+    return f"{count} broker" + ("" if count == 1 else "s")
