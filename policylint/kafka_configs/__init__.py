@@ -163,3 +163,27 @@ def problem(spec: dict, value: Any) -> str | None:
     if "values" in spec and lo is None and hi is None:
         return f"must be one of {', '.join(spec['values'])}"
     return None
+
+
+# the broker settings a topic's retention falls back to, in Kafka's order of precedence
+RETENTION_FALLBACK = {"retention.ms": (("log.retention.ms", 1), ("log.retention.minutes", 60_000),
+                           ("log.retention.hours", 3_600_000)),
+          "retention.bytes": (("log.retention.bytes", 1),)}
+RETENTION_DEFAULT = {"retention.ms": 604_800_000, "retention.bytes": -1}
+
+
+def effective_retention(key: str, config: dict, broker: dict) -> tuple[int | None, bool]:
+    """(value, set by the topic) of ``retention.ms`` / ``retention.bytes``: the topic's,
+    else the cluster's broker setting, else Kafka's default; None when not a number."""
+    spec = {"type": "long"}
+    if key in config:
+        return _long(spec, config[key]), True
+    for name, unit in RETENTION_FALLBACK[key]:
+        if name in broker:
+            value = _long(spec, broker[name])
+            return (None if value is None else value if value < 0 else value * unit), False
+    return RETENTION_DEFAULT[key], False
+
+
+def _long(spec: dict, value) -> int | None:
+    return None if problem(spec, value) else parsed(spec, value)

@@ -1,30 +1,6 @@
-from .. import kafka_configs
+from ..kafka_configs import effective_retention
 from ..rule import Rule
 from .topic_config import every_topic
-
-# broker settings a topic's retention falls back to, in Kafka's order of precedence
-BROKER = {"retention.ms": (("log.retention.ms", 1), ("log.retention.minutes", 60_000),
-                           ("log.retention.hours", 3_600_000)),
-          "retention.bytes": (("log.retention.bytes", 1),)}
-DEFAULT = {"retention.ms": 604_800_000, "retention.bytes": -1}
-
-
-def effective_retention(key: str, config: dict, broker: dict) -> tuple[int | None, bool]:
-    """(value, set by the topic) of ``retention.ms`` / ``retention.bytes``: the topic's,
-    else the cluster's broker setting, else Kafka's default; None when not a number."""
-    spec = {"type": "long"}
-    if key in config:
-        return _long(spec, config[key]), True
-    for name, unit in BROKER[key]:
-        if name in broker:
-            value = _long(spec, broker[name])
-            return (None if value is None else value if value < 0 else value * unit), False
-    return DEFAULT[key], False
-
-
-def _long(spec: dict, value) -> int | None:
-    return None if kafka_configs.problem(spec, value) else kafka_configs.parsed(spec, value)
-
 
 class RetentionBounds(Rule):
     """A topic's effective retention is outside the policy's bounds, or unlimited.
