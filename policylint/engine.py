@@ -209,11 +209,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     for finding in findings:
         rule = policy.rules[finding.rule]
         finding.name = rule.name
-        # a rule may rank one finding above its default (PL605: a removed key is an error);
-        # a severity the policy sets wins
-        own = finding.severity if finding.severity != rule.severity else None
-        finding.severity = chosen.rules.get(rule.code, {}).get("severity") or own or \
-            policy.severities[rule.code]
+        raised = finding.severity if finding.severity != rule.severity else None
+        finding.severity = policy.severity(rule.code, raised)
         finding.locate()
         _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)

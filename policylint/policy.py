@@ -90,9 +90,16 @@ class CompiledPolicy:
         self.policy, self.today = policy, today
         self.rules = {rule.code: rule for rule in rules}
         self.severities = {rule.code: policy.severity(rule) for rule in rules}
+        #: rules whose severity the policy sets: it wins over one a rule raised a finding to
+        self.fixed = {rule.code for rule in rules if "severity" in policy.rules.get(rule.code, {})}
         self.options = {rule.code: policy.options(rule) for rule in rules}
         self.exemptions = [e for e in policy.exemptions if e.active(today)]
         self.expired = [e for e in policy.exemptions if not e.active(today)]
+
+    def severity(self, code: str, raised: str | None = None) -> str:
+        """A finding's severity: the policy's for its rule, else the one the rule raised it
+        to (PL605: a removed key is an error, a deprecated one a warning), else the rule's."""
+        return self.severities[code] if code in self.fixed or not raised else raised
 
     def exemption(self, code: str, topic: str | None) -> Exemption | None:
         """The first active exemption that covers a finding of rule ``code`` on ``topic``."""

@@ -44,3 +44,16 @@ def test_codes_and_names_match_the_catalogue():
         assert all_rules()[code].name == name
         severity = re.search(rf"^\| {code} \| {name} \| (\w+) \|", RULES_MD.read_text(), re.M)
         assert all_rules()[code].severity == severity.group(1)
+
+
+def test_the_platform_policy_example_passes_its_topic_and_flags_the_others(monkeypatch):
+    """examples/platform-policy.yaml, the policy the README shows, reads as written and
+    judges: its own example topic passes, the gitops examples break its parameters."""
+    from policylint.linter import lint
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    policy = "examples/platform-policy.yaml"
+    cluster = "examples/clusters/prod-eu-1.json"
+    run = dict(cluster=cluster, policy=policy, select=["PL"])  # the example pack installed
+    assert lint(["examples/platform"], **run).findings == []
+    codes = {f.rule for f in lint(["examples/gitops"], **run).findings}
+    assert {"PL701", "PL703", "PL704", "PL705", "PL706"} <= codes

@@ -119,7 +119,10 @@ def _apply_policy(found: DataFrame, policy: CompiledPolicy) -> DataFrame:
                            ["rule", "topic"], "left")
     else:
         found = found.withColumn("justification", F.lit(None).cast("string"))
+    fixed = F.col("rule").isin(sorted(policy.fixed)) if policy.fixed else F.lit(False)
+    severity = F.when(fixed | F.col("severity").isNull(), severities[F.col("rule")]) \
+        .otherwise(F.col("severity"))
     return found.select(
-        "rule", names[F.col("rule")].alias("name"), severities[F.col("rule")].alias("severity"),
+        "rule", names[F.col("rule")].alias("name"), severity.alias("severity"),
         "cluster", "captured_at", "topic", "partition", "message", "source",
         F.col("justification").isNotNull().alias("suppressed"), "justification")

@@ -53,7 +53,7 @@ def _check(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Iterator[tu
             if kind in rule.targets:
                 for f in rule.check(target, ctx, options):
                     yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
-                           f.message)
+                           f.message, f.severity if f.severity != rule.severity else None)
 
 
 def _partition(p: dict) -> dict:

@@ -50,7 +50,7 @@ def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
         where = f"{path}:{finding.line}:{finding.column}" if finding.line else path
         cluster, captured = key(doc.data) if doc is not None else (None, None)
         out.append(row("quarantined", (finding.rule, cluster, captured, None, None,
-                                       finding.message, where)))
+                                       finding.message, None, where)))
     for snap in inputs.snapshots:
         profile = snap.profile
         keys = (profile.name, snap.captured_at or "")
@@ -100,7 +100,7 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
             F.lit(None).cast("string").alias("topic"), F.lit(None).cast("int").alias("partition"),
             F.concat(F.lit(f"{name} record with a missing or malformed column: "),
                      record).alias("message"),
-            F.col("_source").alias("source")))
+            F.lit(None).cast("string").alias("severity"), F.col("_source").alias("source")))
         tables[name] = df.where(~broken).select(*[f.name for f in schema.fields])
     quarantined = bad[0]
     for more in bad[1:]:

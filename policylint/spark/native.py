@@ -120,7 +120,7 @@ def findings(frame: DataFrame, rules: dict[str, Column], topic: bool = True,
         F.col("found.rule").alias("rule"), *KEY,
         (F.col("topic") if topic else F.lit(None).cast("string")).alias("topic"),
         (F.col("partition") if partition else F.lit(None).cast("int")).alias("partition"),
-        F.col("found.message").alias("message"))
+        F.col("found.message").alias("message"), F.lit(None).cast("string").alias("severity"))
 
 
 def judged(verdicts: dict[str, Verdict]) -> dict[str, Column]:

@@ -64,9 +64,11 @@ FINDINGS = StructType([
     StructField("justification", StringType(), True),
 ])
 # what a rule transform returns; the audit adds name, severity, source and suppression
+# (severity: one a rule raised a finding to above its default, else null)
 RAW_FINDINGS = StructType([f for f in FINDINGS.fields
                            if f.name in ("rule", "cluster", "captured_at", "topic",
-                                         "partition", "message")])
+                                         "partition", "message")]
+                          + [StructField("severity", StringType(), True)])
 QUARANTINED = StructType(RAW_FINDINGS.fields + [StructField("source", StringType(), True)])
 
 

@@ -1,0 +1,67 @@
+"""The topic-config table shipped in the package: facts pinned per Kafka release (read in
+Apache Kafka's LogConfig and TopicConfig at each tag), and how values are read."""
+
+import pytest
+
+from policylint import kafka_configs as kc
+
+
+@pytest.mark.parametrize("version, key, fact", [
+    ("3.0", "segment.index.bytes", {"type": "int", "min": 0}),
+    ("4.0", "segment.index.bytes", {"type": "int", "min": 4}),
+    ("3.0", "segment.bytes", {"type": "int", "min": 14, "default": 1073741824}),
+    ("3.0", "retention.ms", {"type": "long", "min": -1, "default": 604800000}),
+    ("3.9", "retention.bytes", {"type": "long", "default": -1}),
+    ("3.5", "cleanup.policy", {"type": "list", "subset": ["compact", "delete"]}),
+    ("3.8", "compression.zstd.level", {"type": "int", "min": -131072, "max": 22}),
+    ("4.0", "compression.gzip.level", {"values": [-1], "min": 1, "max": 9}),
+    ("3.2", "min.cleanable.dirty.ratio", {"type": "double", "min": 0, "max": 1}),
+    ("3.6", "message.timestamp.difference.max.ms", {"deprecated": True}),
+    ("3.0", "message.format.version", {"deprecated": True}),
+    ("3.7", "message.timestamp.type", {"values": ["CreateTime", "LogAppendTime"]}),
+])
+def test_facts_per_release(version, key, fact):
+    spec = kc.table(version)[key]
+    assert {k: spec.get(k) for k in fact} == fact
+
+
+@pytest.mark.parametrize("key, first", [
+    ("compression.gzip.level", "3.8"), ("remote.log.copy.disable", "3.9"),
+    ("message.timestamp.before.max.ms", "3.6"), ("retention.ms", "3.0")])
+def test_when_keys_were_added(key, first):
+    assert kc.added_in(key) == first
+
+
+def test_removed_and_deprecated_keys():
+    assert "message.format.version" in kc.table("3.9")
+    assert "message.format.version" not in kc.table("4.0")
+    assert kc.removed_in("message.format.version", "4.0") == "4.0"
+    assert kc.removed_in("message.format.version", "3.9") is None
+    assert not kc.table("3.5")["message.timestamp.difference.max.ms"].get("deprecated")
+
+
+@pytest.mark.parametrize("wanted, release", [
+    (None, "4.0"), ("3.7.1", "3.7"), ("4.1.0", "4.0"), ("2.8.0", "3.0"), (3.9, "3.9"),
+    ("3.9.0-IV1", "3.9"), ("latest", "4.0")])
+def test_the_release_a_version_is_judged_by(wanted, release):
+    assert kc.resolve(wanted) == release
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("min.insync.replicas", "asd", "is not an integer"),
+    ("min.insync.replicas", 2, None), ("min.insync.replicas", "2", None),
+    ("min.insync.replicas", 0, "must be at least 1"),
+    ("min.insync.replicas", True, "is not an integer"),
+    ("min.insync.replicas", 2.0, "is not an integer"),
+    ("retention.ms", "9223372036854775807", None),
+    ("retention.ms", "9223372036854775808", "does not fit Kafka's long type"),
+    ("preallocate", True, None), ("preallocate", "True", None), ("preallocate", 1, "is not true or false"),
+    ("cleanup.policy", "compact, delete", None), ("cleanup.policy", "compact,compact", "each once"),
+    ("cleanup.policy", "", "each once"),
+    ("compression.gzip.level", -1, None), ("compression.gzip.level", 0, "must be from 1 to 9 (or -1)"),
+    ("compression.type", "ZSTD", "must be one of"),
+    ("min.cleanable.dirty.ratio", "0.25", None), ("min.cleanable.dirty.ratio", "x", "is not a number"),
+])
+def test_values_as_kafka_reads_them(key, value, problem):
+    found = kc.problem(kc.table("4.0")[key], value)
+    assert (found is None) if problem is None else (problem in (found or ""))
