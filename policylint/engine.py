@@ -111,6 +111,26 @@ class Context:
         elif target.config:
             yield TopicConfig(target.name, target.config, target.doc, target.paths["config"])
 
+    def config_entries(self, target: Any) -> list[tuple[TopicConfig, str, Any, str]]:
+        """(topic config, key, value, release) of each config key of a manifest or of the
+        topics of a snapshot, with the Kafka release it is judged by; keys with a vendor
+        prefix the policy allows (``configs.allow_prefixes``) left out. Built once per
+        target for all the rules that judge configs."""
+        return self._view(self._config_entries, target)
+
+    def _config_entries(self, target: Any) -> list[tuple[TopicConfig, str, Any, str]]:
+        release = self.kafka_release(target)
+        prefixes = tuple(self.policy.config_prefixes)
+        return [(config, key, value, release) for config in self.topic_configs(target)
+                for key, value in config.config.items()
+                if not (prefixes and key.startswith(prefixes))]
+
+    def by_metric_name(self, target: Any) -> dict[str, list[str]]:
+        """Kafka's metric name of a topic (``.`` written ``_``) -> the topic names with it,
+        sorted: of a snapshot's topics, or (any other target) of the run's manifests."""
+        return self._view(_by_metric_name, target.topics if isinstance(target, Snapshot)
+                          else self.manifests)
+
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""
         return self._view(PlanView, plan, self.snapshot)
@@ -163,6 +183,14 @@ class Context:
         return self._views[key]
 
 
+def _by_metric_name(source: dict | list) -> dict[str, list[str]]:
+    """(see ``Context.by_metric_name``) ``source``: a snapshot's topics, or manifests."""
+    found: dict[str, set[str]] = {}
+    for name in source if isinstance(source, dict) else (spec.name for spec in source):
+        found.setdefault(name.replace(".", "_"), set()).add(name)
+    return {metric: sorted(same) for metric, same in found.items()}
+
+
 @dataclass
 class Result:
     findings: list[Finding]
@@ -201,6 +229,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     findings = [f for f in source_findings if f.rule in policy.rules]
     for rule in rules:
         options = policy.options[rule.code]
+        if not rule.applies(options):
+            continue
         for ctx, targets in runs:
             for kind in rule.targets:
                 for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):

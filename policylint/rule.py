@@ -55,6 +55,12 @@ class Rule:
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())
 
+    def applies(self, options: dict[str, Any]) -> bool:
+        """Whether the rule has anything to check with these options. A rule that is off
+        until the policy gives it parameters (PL701) says no without them, and is not
+        called at all."""
+        return True
+
     def spark(self, options: dict[str, Any], policy: Any) -> Any:
         """The Spark form: a ``policylint.spark.expr.Verdict`` over rows of ``spark_frame``."""
         raise NotImplementedError(f"{self.code} has no Spark form")

@@ -60,10 +60,12 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:2]) or (0,)
 
 
+@lru_cache(maxsize=None)
 def known_versions() -> list[str]:
     return sorted(_versions(), key=_key)
 
 
+@lru_cache(maxsize=256)
 def resolve(version: Any) -> str:
     """The known release a Kafka version is judged by (``None``: the newest)."""
     known = known_versions()
@@ -99,6 +101,22 @@ def added_in(key: str) -> str | None:
 def closest(key: str, version: str) -> str | None:
     found = difflib.get_close_matches(key, list(table(version)), n=1, cutoff=0.75)
     return found[0] if found else None
+
+
+@lru_cache(maxsize=65536)
+def _judged(release: str, key: str, kind: type, value: Any) -> tuple[str | None, Any]:
+    spec = table(release).get(key)
+    if spec is None:
+        return None, None
+    found = problem(spec, value)
+    return found, None if found else parsed(spec, value)
+
+
+def judge(release: str, key: str, value: Any) -> tuple[str | None, Any]:
+    """(why Kafka refuses it, else None; the value as Kafka parses it) of a topic config
+    value under ``release``; (None, None) for a key that is no topic config there.
+    Remembered: a repository of manifests repeats the same few values."""
+    return _judged(release, key, type(value), value)
 
 
 def as_text(value: Any) -> str:

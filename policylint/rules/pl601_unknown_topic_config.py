@@ -1,6 +1,5 @@
 from .. import kafka_configs
 from ..rule import Rule
-from .topic_config import config_keys
 
 
 class UnknownTopicConfig(Rule):
@@ -39,7 +38,7 @@ class UnknownTopicConfig(Rule):
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release in config_keys(target, ctx):
+        for config, key, _, release in ctx.config_entries(target):
             if key in kafka_configs.table(release) or key in kafka_configs.BROKER_KEYS or \
                     kafka_configs.removed_in(key, release):
                 continue

@@ -1,6 +1,5 @@
 from .. import kafka_configs
 from ..rule import Rule
-from .topic_config import config_keys
 
 
 class BrokerConfigAtTopicLevel(Rule):
@@ -37,7 +36,7 @@ class BrokerConfigAtTopicLevel(Rule):
     message = "topic {topic}: {key} is a broker setting, not a topic config; {instead}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release in config_keys(target, ctx):
+        for config, key, _, release in ctx.config_entries(target):
             if key not in kafka_configs.BROKER_KEYS or key in kafka_configs.table(release):
                 continue
             topic_key = kafka_configs.BROKER_KEYS[key]

@@ -1,6 +1,5 @@
 from .. import kafka_configs
 from ..rule import Rule
-from .topic_config import config_keys
 
 
 class InvalidTopicConfigValue(Rule):
@@ -38,9 +37,8 @@ class InvalidTopicConfigValue(Rule):
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):
-        for config, key, value, release in config_keys(target, ctx):
-            spec = kafka_configs.table(release).get(key)
-            problem = kafka_configs.problem(spec, value) if spec else None
+        for config, key, value, release in ctx.config_entries(target):
+            problem, _ = kafka_configs.judge(release, key, value)
             if problem:
                 yield self.finding(
                     self.say(topic=config.topic, key=key, value=_shown(value),

@@ -57,8 +57,9 @@ class InconsistentTopicConfigs(Rule):
         for config in ctx.topic_configs(target):
             values = {}
             for key, value in config.config.items():
-                if key in specs and not kafka_configs.problem(specs[key], value):
-                    values[key] = kafka_configs.parsed(specs[key], value)
+                problem, value = kafka_configs.judge(release, key, value)
+                if value is not None:
+                    values[key] = value
             for key, problem in _problems(values, broker, specs):
                 yield self.finding(self.say(topic=config.topic, problem=problem),
                                    at=config.value_at(key), topic=config.topic)

@@ -1,6 +1,5 @@
 from .. import kafka_configs
 from ..rule import Rule
-from .topic_config import config_keys
 
 
 class RemovedTopicConfig(Rule):
@@ -35,7 +34,7 @@ class RemovedTopicConfig(Rule):
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}
 
     def check(self, target, ctx, options):
-        for config, key, _, release in config_keys(target, ctx):
+        for config, key, _, release in ctx.config_entries(target):
             spec = kafka_configs.table(release).get(key)
             removed = None if spec else kafka_configs.removed_in(key, release)
             if removed:

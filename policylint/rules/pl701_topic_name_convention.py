@@ -45,10 +45,11 @@ class TopicNameConvention(Rule):
         "prefixes": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},
                      "default": None}}}
 
+    def applies(self, options):
+        return options["pattern"] is not None or options["prefixes"] is not None
+
     def check(self, target, ctx, options):
         pattern, prefixes = options["pattern"], options["prefixes"]
-        if pattern is None and prefixes is None:
-            return
         for name, at in topic_names(target):
             if pattern is not None and not re.fullmatch(pattern, name):
                 breaks = f"does not match the convention {pattern}"

@@ -47,12 +47,10 @@ class InvalidTopicName(Rule):
         manifest collides with any topic of the snapshot and with the manifests before it
         (each pair is reported once); a snapshot's topic with the topics before it."""
         metric = name.replace(".", "_")
-        if isinstance(target, Snapshot):
-            others = [n for n in target.topics if n < name]
-        else:
-            others = list(ctx.snapshot.topics) if ctx.snapshot is not None else []
-            others += [m.name for m in ctx.manifests if m.name < name]
-        clash = sorted(n for n in others if n != name and n.replace(".", "_") == metric)
+        clash = [n for n in ctx.by_metric_name(target).get(metric, ()) if n < name]
+        if not isinstance(target, Snapshot) and ctx.snapshot is not None:
+            clash += ctx.by_metric_name(ctx.snapshot).get(metric, ())
+        clash = sorted(set(clash) - {name})
         return f"collides with {clash[0]}: Kafka's metric names replace '.' by '_'" \
             if clash else None
 

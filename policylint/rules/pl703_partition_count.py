@@ -39,10 +39,11 @@ class PartitionCount(Rule):
         "min": {"type": ["integer", "null"], "minimum": 1, "default": None},
         "max": {"type": ["integer", "null"], "minimum": 1, "default": None}}}
 
+    def applies(self, options):
+        return options["min"] is not None or options["max"] is not None
+
     def check(self, target, ctx, options):
         lo, hi = options["min"], options["max"]
-        if lo is None and hi is None:
-            return
         if isinstance(target, Snapshot):
             counts = [(t.name, len(t.partitions), t.where("partitions"))
                       for t in target.topics.values() if not t.name.startswith("__")]

@@ -45,12 +45,14 @@ class RetentionBounds(Rule):
            for name in ("min_ms", "max_ms", "min_bytes", "max_bytes")},
         "allow_unlimited": {"type": "boolean", "default": False}}}
 
+    def applies(self, options):
+        return any(options[k] is not None for k in ("min_ms", "max_ms", "min_bytes",
+                                                    "max_bytes"))
+
     def check(self, target, ctx, options):
         bounds = {"retention.ms": (options["min_ms"], options["max_ms"]),
                   "retention.bytes": (options["min_bytes"], options["max_bytes"])}
         bounded = {k: b for k, b in bounds.items() if b != (None, None)}
-        if not bounded:
-            return
         profile = ctx.profile_for(target)
         broker = profile.config if profile is not None else {}
         for config in every_topic(target):

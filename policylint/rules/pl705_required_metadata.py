@@ -41,6 +41,9 @@ class RequiredMetadata(Rule):
         "annotations": {"type": ["array", "null"],
                         "items": {"type": "string", "minLength": 1}, "default": None}}}
 
+    def applies(self, options):
+        return bool(options["labels"] or options["annotations"])
+
     def check(self, target, ctx, options):
         metadata = target.doc.data.get("metadata") or {}
         for kind, field in (("label", "labels"), ("annotation", "annotations")):

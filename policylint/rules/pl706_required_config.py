@@ -41,9 +41,12 @@ class RequiredConfig(Rule):
         "values": {"type": ["object", "null"], "default": None, "additionalProperties": {
             "type": "array", "items": {"type": ["string", "integer", "number", "boolean"]}}}}}
 
+    def applies(self, options):
+        return bool(options["values"])
+
     def check(self, target, ctx, options):
-        required = options["values"] or {}
-        for config in every_topic(target) if required else ():
+        required = options["values"]
+        for config in every_topic(target):
             for key, allowed in required.items():
                 if key not in config.config:
                     problem, at = f"{key} is required by the policy and not set", \

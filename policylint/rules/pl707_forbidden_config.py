@@ -1,5 +1,4 @@
 from ..rule import Rule
-from .topic_config import config_keys
 
 
 class ForbiddenConfig(Rule):
@@ -38,11 +37,12 @@ class ForbiddenConfig(Rule):
         "allowed": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},
                     "default": None}}}
 
+    def applies(self, options):
+        return bool(options["forbidden"]) or options["allowed"] is not None
+
     def check(self, target, ctx, options):
         forbidden, allowed = set(options["forbidden"] or ()), options["allowed"]
-        if not forbidden and allowed is None:
-            return
-        for config, key, _, _ in config_keys(target, ctx):
+        for config, key, _, _ in ctx.config_entries(target):
             if key in forbidden:
                 problem = "is forbidden by the policy"
             elif allowed is not None and key not in allowed:

@@ -1,5 +1,5 @@
-"""What the topic config rules (PL601-PL606) share: each key of each topic config, with
-the Kafka release it is judged by, vendor prefixes the policy allows left out."""
+"""What the topic and organisation rules (PL6xx, PL7xx) share: the topics of a target
+with their names and configs. (Each config key with its release: ``ctx.config_entries``.)"""
 
 from __future__ import annotations
 
@@ -7,16 +7,6 @@ from typing import Any, Iterator
 
 from ..engine import TopicConfig
 from ..model import Snapshot
-
-
-def config_keys(target: Any, ctx: Any) -> Iterator[tuple[TopicConfig, str, Any, str]]:
-    """(topic config, key, value, release) of every key a rule should judge."""
-    release = ctx.kafka_release(target)
-    prefixes = tuple(ctx.policy.config_prefixes)
-    for config in ctx.topic_configs(target):
-        for key, value in config.config.items():
-            if not (prefixes and key.startswith(prefixes)):
-                yield config, key, value, release
 
 
 def topic_names(target: Any) -> Iterator[tuple[str, tuple]]:

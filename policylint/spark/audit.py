@@ -69,7 +69,8 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     rules = [r for r in selected_rules(policy, select, ignore)
              if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
     compiled = policy.compile(rules, today or dt.date.today())
-    checked = [r for r in rules if r.code not in ("PL100", "PL101")]
+    checked = [r for r in rules if r.code not in ("PL100", "PL101")
+               and r.applies(compiled.options[r.code])]
     native = [(r, compiled.options[r.code]) for r in checked
               if engine == "native" and r.spark_frame is not None]
     local = [(r, compiled.options[r.code]) for r in checked
