@@ -6,7 +6,7 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress, count
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from .kafka import effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf
 from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
@@ -28,8 +28,7 @@ class MinIsrSubject:
     default: bool = False  # the minISR is Kafka's built-in 1: nothing sets it
 
 
-@dataclass
-class TopicConfig:
+class TopicConfig(NamedTuple):
     """One topic's config as written: ``key_at(key)`` and ``value_at(key)`` locate it."""
     topic: str
     config: dict[str, Any]
@@ -41,6 +40,17 @@ class TopicConfig:
 
     def value_at(self, key: str) -> Ref:
         return (self.doc, self.path + (key,))
+
+
+class ConfigEntry(NamedTuple):
+    """One key of a topic's config, judged by its Kafka ``release``: ``status`` as
+    ``kafka_configs.status`` says it, ``problem`` why Kafka refuses its value (or None)."""
+    config: TopicConfig
+    key: str
+    value: Any
+    release: str
+    status: str
+    problem: str | None
 
 
 @dataclass
@@ -58,7 +68,9 @@ class Context:
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
-    _views: dict[tuple, Any] = field(default_factory=dict)
+    _views: dict[Any, dict] = field(default_factory=dict)
+    _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
+    _entries: dict[int, list] = field(default_factory=dict)  # id(target) -> config_entries
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -99,31 +111,25 @@ class Context:
         from . import kafka_configs
         profile = self.profile_for(target)
         version = profile.kafka_version if profile is not None else None
-        return kafka_configs.resolve(version or self.policy.kafka_version)
+        return kafka_configs.resolve(version or self.policy.kafka_version)  # remembered
 
-    def topic_configs(self, target: Any) -> Iterator[TopicConfig]:
-        """The config of a manifest, or of each topic of a snapshot, with where it is."""
-        if isinstance(target, Snapshot):
-            for topic in target.topics.values():
-                if topic.config:
-                    yield TopicConfig(topic.name, topic.config, topic.doc,
-                                      topic.path + ("config",))
-        elif target.config:
-            yield TopicConfig(target.name, target.config, target.doc, target.paths["config"])
+    def topic_configs(self, target: Any) -> list[TopicConfig]:
+        """The config of a manifest, or of each topic of a snapshot, with where it is
+        (those that set something; built once per target)."""
+        found = self._configs.get(id(target))  # the hottest views: no _view indirection
+        if found is None:
+            found = self._configs[id(target)] = _topic_configs(target)
+        return found
 
-    def config_entries(self, target: Any) -> list[tuple[TopicConfig, str, Any, str]]:
-        """(topic config, key, value, release) of each config key of a manifest or of the
-        topics of a snapshot, with the Kafka release it is judged by; keys with a vendor
-        prefix the policy allows (``configs.allow_prefixes``) left out. Built once per
-        target for all the rules that judge configs."""
-        return self._view(self._config_entries, target)
-
-    def _config_entries(self, target: Any) -> list[tuple[TopicConfig, str, Any, str]]:
-        release = self.kafka_release(target)
-        prefixes = tuple(self.policy.config_prefixes)
-        return [(config, key, value, release) for config in self.topic_configs(target)
-                for key, value in config.config.items()
-                if not (prefixes and key.startswith(prefixes))]
+    def config_entries(self, target: Any) -> list[ConfigEntry]:
+        """Each config key of a manifest or of the topics of a snapshot, judged by the
+        Kafka release of its cluster; keys with a vendor prefix the policy allows
+        (``configs.allow_prefixes``) left out. Built once per target for all the rules
+        that judge configs."""
+        found = self._entries.get(id(target))
+        if found is None:
+            found = self._entries[id(target)] = _config_entries(self, target)
+        return found
 
     def by_metric_name(self, target: Any) -> dict[str, list[str]]:
         """Kafka's metric name of a topic (``.`` written ``_``) -> the topic names with it,
@@ -177,10 +183,35 @@ class Context:
     def _view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told
         apart by identity."""
-        key = (build, *map(id, args))
-        if key not in self._views:
-            self._views[key] = build(*args)
-        return self._views[key]
+        views = self._views.get(build)
+        if views is None:
+            views = self._views[build] = {}
+        key = id(args[0]) if len(args) == 1 else tuple(map(id, args))
+        view = views.get(key)
+        if view is None:
+            view = views[key] = build(*args)
+        return view
+
+
+def _config_entries(ctx: Context, target: Any) -> list[ConfigEntry]:
+    from . import kafka_configs
+    release = ctx.kafka_release(target)
+    prefixes = tuple(ctx.policy.config_prefixes)
+    status, judge, new = kafka_configs.status, kafka_configs.judge, tuple.__new__
+    return [new(ConfigEntry, (config, key, value, release, status(key, release),
+                              judge(release, key, value)[0]))
+            for config in ctx.topic_configs(target)
+            for key, value in config.config.items()
+            if not (prefixes and key.startswith(prefixes))]
+
+
+def _topic_configs(target: Any) -> list[TopicConfig]:
+    new = tuple.__new__  # NamedTuple's own __new__ is a Python call: a snapshot has many
+    if isinstance(target, Snapshot):
+        return [new(TopicConfig, (topic.name, topic.config, topic.doc, topic.path + ("config",)))
+                for topic in target.topics.values() if topic.config]
+    return [new(TopicConfig, (target.name, target.config, target.doc, target.paths["config"]))] \
+        if target.config else []
 
 
 def _by_metric_name(source: dict | list) -> dict[str, list[str]]:
@@ -231,10 +262,11 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         options = policy.options[rule.code]
         if not rule.applies(options):
             continue
+        check, extend = rule.check, findings.extend
         for ctx, targets in runs:
             for kind in rule.targets:
                 for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):
-                    findings.extend(rule.check(target, ctx, options))
+                    extend(check(target, ctx, options))
     findings.extend(_expired_exemptions(policy))
     for finding in findings:
         rule = policy.rules[finding.rule]

@@ -98,6 +98,19 @@ def added_in(key: str) -> str | None:
     return next((v for v in known_versions() if key in table(v)), None)
 
 
+@lru_cache(maxsize=65536)
+def status(key: str, release: str) -> str:
+    """What ``key`` is at topic level under ``release``: "deprecated" or "known" (a topic
+    config), "removed" (an earlier release had it), "broker" (a broker-level name, see
+    BROKER_KEYS) or "unknown"."""
+    spec = table(release).get(key)
+    if spec is not None:
+        return "deprecated" if spec.get("deprecated") else "known"
+    if removed_in(key, release):
+        return "removed"
+    return "broker" if key in BROKER_KEYS else "unknown"
+
+
 def closest(key: str, version: str) -> str | None:
     found = difflib.get_close_matches(key, list(table(version)), n=1, cutoff=0.75)
     return found[0] if found else None

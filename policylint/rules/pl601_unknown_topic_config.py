@@ -38,9 +38,8 @@ class UnknownTopicConfig(Rule):
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release in ctx.config_entries(target):
-            if key in kafka_configs.table(release) or key in kafka_configs.BROKER_KEYS or \
-                    kafka_configs.removed_in(key, release):
+        for config, key, _, release, status, _ in ctx.config_entries(target):
+            if status != "unknown":
                 continue
             near = kafka_configs.closest(key, release)
             added = kafka_configs.added_in(key)

@@ -36,8 +36,8 @@ class BrokerConfigAtTopicLevel(Rule):
     message = "topic {topic}: {key} is a broker setting, not a topic config; {instead}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release in ctx.config_entries(target):
-            if key not in kafka_configs.BROKER_KEYS or key in kafka_configs.table(release):
+        for config, key, _, _, status, _ in ctx.config_entries(target):
+            if status != "broker":
                 continue
             topic_key = kafka_configs.BROKER_KEYS[key]
             instead = f"at topic level use {topic_key}" if topic_key else \

@@ -37,8 +37,7 @@ class InvalidTopicConfigValue(Rule):
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):
-        for config, key, value, release in ctx.config_entries(target):
-            problem, _ = kafka_configs.judge(release, key, value)
+        for config, key, value, release, _, problem in ctx.config_entries(target):
             if problem:
                 yield self.finding(
                     self.say(topic=config.topic, key=key, value=_shown(value),

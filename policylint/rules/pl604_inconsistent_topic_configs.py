@@ -5,6 +5,9 @@ COMPACTION = ("min.compaction.lag.ms", "max.compaction.lag.ms", "min.cleanable.d
               "delete.retention.ms")
 LOCAL = (("local.retention.ms", "retention.ms"), ("local.retention.bytes", "retention.bytes"))
 LEVELS = {f"compression.{codec}.level": codec for codec in ("gzip", "lz4", "zstd")}
+# keys without which a topic's settings cannot contradict each other
+INVOLVED = frozenset(COMPACTION + tuple(k for k, _ in LOCAL) + tuple(LEVELS)
+                     + ("remote.storage.enable",))
 
 
 class InconsistentTopicConfigs(Rule):
@@ -50,11 +53,13 @@ class InconsistentTopicConfigs(Rule):
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
-        release = ctx.kafka_release(target)
-        specs = kafka_configs.table(release)
-        profile = ctx.profile_for(target)
-        broker = profile.config if profile is not None else {}
         for config in ctx.topic_configs(target):
+            if INVOLVED.isdisjoint(config.config):
+                continue
+            release = ctx.kafka_release(target)
+            specs = kafka_configs.table(release)
+            profile = ctx.profile_for(target)
+            broker = profile.config if profile is not None else {}
             values = {}
             for key, value in config.config.items():
                 problem, value = kafka_configs.judge(release, key, value)

@@ -34,12 +34,11 @@ class RemovedTopicConfig(Rule):
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}
 
     def check(self, target, ctx, options):
-        for config, key, _, release in ctx.config_entries(target):
-            spec = kafka_configs.table(release).get(key)
-            removed = None if spec else kafka_configs.removed_in(key, release)
-            if removed:
+        for config, key, _, release, known, _ in ctx.config_entries(target):
+            if known == "removed":
+                removed = kafka_configs.removed_in(key, release)
                 what, severity = f"removed since Kafka {removed}: Kafka refuses it", "error"
-            elif spec and spec.get("deprecated"):
+            elif known == "deprecated":
                 instead = self.REPLACED.get(key)
                 what = "deprecated" + (f"; use {instead}" if instead else
                                        ": it will be removed")

@@ -47,10 +47,12 @@ class InvalidTopicName(Rule):
         manifest collides with any topic of the snapshot and with the manifests before it
         (each pair is reported once); a snapshot's topic with the topics before it."""
         metric = name.replace(".", "_")
-        clash = [n for n in ctx.by_metric_name(target).get(metric, ()) if n < name]
-        if not isinstance(target, Snapshot) and ctx.snapshot is not None:
-            clash += ctx.by_metric_name(ctx.snapshot).get(metric, ())
-        clash = sorted(set(clash) - {name})
+        same = ctx.by_metric_name(target).get(metric, ())  # the target's own name is in it
+        live = ctx.by_metric_name(ctx.snapshot).get(metric, ()) \
+            if not isinstance(target, Snapshot) and ctx.snapshot is not None else ()
+        if len(same) < 2 and not live:
+            return None
+        clash = sorted({n for n in same if n < name} | set(live) - {name})
         return f"collides with {clash[0]}: Kafka's metric names replace '.' by '_'" \
             if clash else None
 

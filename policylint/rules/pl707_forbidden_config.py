@@ -42,7 +42,7 @@ class ForbiddenConfig(Rule):
 
     def check(self, target, ctx, options):
         forbidden, allowed = set(options["forbidden"] or ()), options["allowed"]
-        for config, key, _, _ in ctx.config_entries(target):
+        for config, key, *_ in ctx.config_entries(target):
             if key in forbidden:
                 problem = "is forbidden by the policy"
             elif allowed is not None and key not in allowed:
