@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import compress, count
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -70,7 +71,7 @@ class Context:
     _base_by_name: dict[str, TopicSpec] | None = None
     _views: dict[Any, dict] = field(default_factory=dict)
     _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
-    _entries: dict[int, list] = field(default_factory=dict)  # id(target) -> config_entries
+    _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -121,14 +122,21 @@ class Context:
             found = self._configs[id(target)] = _topic_configs(target)
         return found
 
-    def config_entries(self, target: Any) -> list[ConfigEntry]:
-        """Each config key of a manifest or of the topics of a snapshot, judged by the
-        Kafka release of its cluster; keys with a vendor prefix the policy allows
-        (``configs.allow_prefixes``) left out. Built once per target for all the rules
-        that judge configs."""
-        found = self._entries.get(id(target))
+    def config_issues(self, target: Any) -> list[ConfigEntry]:
+        """The config keys of a manifest, or of the topics of a snapshot, that a topic
+        config rule may report: judged by the Kafka release of their cluster, those that
+        are no topic config of it (unknown, broker-level, removed), deprecated, or with a
+        value Kafka refuses. Keys with a vendor prefix the policy allows
+        (``configs.allow_prefixes``) are left out. Built once per target, from a judgement
+        made once per distinct config: a repository repeats the same few."""
+        found = self._issues.get(id(target))
         if found is None:
-            found = self._entries[id(target)] = _config_entries(self, target)
+            configs = self.topic_configs(target)
+            release = self.kafka_release(target) if configs else ""
+            prefixes = tuple(self.policy.config_prefixes)
+            found = self._issues[id(target)] = [
+                tuple.__new__(ConfigEntry, (config, *issue)) for config in configs
+                for issue in _judged_config(release, prefixes, config.config)]
         return found
 
     def by_metric_name(self, target: Any) -> dict[str, list[str]]:
@@ -193,16 +201,27 @@ class Context:
         return view
 
 
-def _config_entries(ctx: Context, target: Any) -> list[ConfigEntry]:
+def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:
+    items = tuple(config.items())
+    try:
+        return _config_issues(release, prefixes, items)
+    except TypeError:  # a value that is no scalar (the schema refused it): judged anew
+        return _config_issues.__wrapped__(release, prefixes, items)
+
+
+@lru_cache(maxsize=4096)
+def _config_issues(release: str, prefixes: tuple, items: tuple) -> tuple[tuple, ...]:
+    """(key, value, release, status, problem) of the keys of one config worth reporting."""
     from . import kafka_configs
-    release = ctx.kafka_release(target)
-    prefixes = tuple(ctx.policy.config_prefixes)
-    status, judge, new = kafka_configs.status, kafka_configs.judge, tuple.__new__
-    return [new(ConfigEntry, (config, key, value, release, status(key, release),
-                              judge(release, key, value)[0]))
-            for config in ctx.topic_configs(target)
-            for key, value in config.config.items()
-            if not (prefixes and key.startswith(prefixes))]
+    found = []
+    for key, value in items:
+        if prefixes and key.startswith(prefixes):
+            continue
+        status = kafka_configs.status(key, release)
+        problem = kafka_configs.judge(release, key, value)[0]
+        if status != "known" or problem:
+            found.append((key, value, release, status, problem))
+    return tuple(found)
 
 
 def _topic_configs(target: Any) -> list[TopicConfig]:

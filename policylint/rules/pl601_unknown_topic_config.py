@@ -38,7 +38,7 @@ class UnknownTopicConfig(Rule):
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release, status, _ in ctx.config_entries(target):
+        for config, key, _, release, status, _ in ctx.config_issues(target):
             if status != "unknown":
                 continue
             near = kafka_configs.closest(key, release)

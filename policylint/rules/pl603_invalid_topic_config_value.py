@@ -37,7 +37,7 @@ class InvalidTopicConfigValue(Rule):
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):
-        for config, key, value, release, _, problem in ctx.config_entries(target):
+        for config, key, value, release, _, problem in ctx.config_issues(target):
             if problem:
                 yield self.finding(
                     self.say(topic=config.topic, key=key, value=_shown(value),

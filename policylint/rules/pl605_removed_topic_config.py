@@ -34,7 +34,7 @@ class RemovedTopicConfig(Rule):
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}
 
     def check(self, target, ctx, options):
-        for config, key, _, release, known, _ in ctx.config_entries(target):
+        for config, key, _, release, known, _ in ctx.config_issues(target):
             if known == "removed":
                 removed = kafka_configs.removed_in(key, release)
                 what, severity = f"removed since Kafka {removed}: Kafka refuses it", "error"

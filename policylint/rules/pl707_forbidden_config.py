@@ -42,12 +42,16 @@ class ForbiddenConfig(Rule):
 
     def check(self, target, ctx, options):
         forbidden, allowed = set(options["forbidden"] or ()), options["allowed"]
-        for config, key, *_ in ctx.config_entries(target):
-            if key in forbidden:
-                problem = "is forbidden by the policy"
-            elif allowed is not None and key not in allowed:
-                problem = "is not among the keys the policy allows topics to set"
-            else:
-                continue
-            yield self.finding(self.say(topic=config.topic, key=key, problem=problem),
-                               at=config.key_at(key), topic=config.topic)
+        prefixes = tuple(ctx.policy.config_prefixes)
+        for config in ctx.topic_configs(target):
+            for key in config.config:
+                if prefixes and key.startswith(prefixes):
+                    continue
+                if key in forbidden:
+                    problem = "is forbidden by the policy"
+                elif allowed is not None and key not in allowed:
+                    problem = "is not among the keys the policy allows topics to set"
+                else:
+                    continue
+                yield self.finding(self.say(topic=config.topic, key=key, problem=problem),
+                                   at=config.key_at(key), topic=config.topic)

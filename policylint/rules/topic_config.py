@@ -1,5 +1,5 @@
 """What the topic and organisation rules (PL6xx, PL7xx) share: the topics of a target
-with their names and configs. (Each config key with its release: ``ctx.config_entries``.)"""
+with their names and configs. (The config keys worth reporting: ``ctx.config_issues``.)"""
 
 from __future__ import annotations
 
