@@ -36,25 +36,25 @@ class InvalidTopicName(Rule):
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
+        own = ctx.by_metric_name(target)
+        live = ctx.by_metric_name(ctx.snapshot) \
+            if ctx.snapshot is not None and not isinstance(target, Snapshot) else {}
         for name, at in topic_names(target):
-            problem = _illegal(name) or self._collision(name, target, ctx)
+            problem = _illegal(name)
+            metric = name.replace(".", "_")
+            if problem is None and (len(own.get(metric, ())) > 1 or metric in live):
+                problem = _collision(name, own.get(metric, ()), live.get(metric, ()))
             if problem:
                 yield self.finding(self.say(topic=name, problem=problem), at=at, topic=name)
 
-    @staticmethod
-    def _collision(name: str, target, ctx) -> str | None:
-        """A name of the same cluster that Kafka's metrics cannot tell from ``name``: a
-        manifest collides with any topic of the snapshot and with the manifests before it
-        (each pair is reported once); a snapshot's topic with the topics before it."""
-        metric = name.replace(".", "_")
-        same = ctx.by_metric_name(target).get(metric, ())  # the target's own name is in it
-        live = ctx.by_metric_name(ctx.snapshot).get(metric, ()) \
-            if not isinstance(target, Snapshot) and ctx.snapshot is not None else ()
-        if len(same) < 2 and not live:
-            return None
-        clash = sorted({n for n in same if n < name} | set(live) - {name})
-        return f"collides with {clash[0]}: Kafka's metric names replace '.' by '_'" \
-            if clash else None
+
+def _collision(name: str, same: list[str], live: list[str]) -> str | None:
+    """A name that Kafka's metrics cannot tell from ``name``: among a manifest's, any topic
+    of the cluster's snapshot (``live``) and the manifests before it (each pair reported
+    once); among a snapshot's, the topics before it."""
+    clash = sorted({n for n in same if n < name} | set(live) - {name})
+    return f"collides with {clash[0]}: Kafka's metric names replace '.' by '_'" \
+        if clash else None
 
 
 def _illegal(name: str) -> str | None:
