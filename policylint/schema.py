@@ -29,7 +29,7 @@ _ANNOTATIONS = {"$schema", "$id", "$defs", "$comment", "title", "description", "
 _SUPPORTED = _ANNOTATIONS | {
     "type", "properties", "required", "additionalProperties", "items", "minItems",
     "maxItems", "minimum", "maximum", "minLength", "maxLength", "enum", "const", "pattern",
-    "anyOf", "$ref", "propertyNames",
+    "anyOf", "$ref", "propertyNames", "format",
 }
 _TYPE_WORDS = {
     "object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
@@ -128,7 +128,7 @@ class Schema:
                 jsonschema.Draft202012Validator, type_checker=integers)
         if type(schema) is dict and "$defs" in self.root:
             schema = {**schema, "$defs": self.root["$defs"]}
-        validator = self._reference(schema)
+        validator = self._reference(schema, format_checker=self._reference.FORMAT_CHECKER)
         errs: list[Error] = []
         for error in sorted(validator.iter_errors(value),
                             key=lambda e: [(type(k) is str, k) for k in e.path]):
@@ -164,6 +164,10 @@ class Schema:
                     len(set(schema) & _ANNOTATIONS):
                 raise ValueError(f"only enums of strings and integers are supported: {schema}")
             return Literal[tuple(allowed)]
+        if "format" in schema:
+            if schema["format"] != "regex" or schema.get("type") != "string":
+                raise ValueError(f"only strings of format regex are supported: {schema}")
+            return self._checked(schema, _is_regex)
         names = schema.get("type")
         names = [names] if isinstance(names, str) else names
         if names is None:
@@ -273,6 +277,16 @@ class Schema:
         return kind(value) if issubclass(kind, dict) else kind()
 
 
+def _is_regex(value: Any) -> bool:
+    if type(value) is not str:
+        return False
+    try:
+        re.compile(value)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
+
+
 def _kind(branch: Any) -> Any:
     """The msgspec kind of a union member (Annotated and Literal seen through)."""
     origin = getattr(branch, "__origin__", branch)
@@ -332,6 +346,8 @@ def _message(error: Any) -> str:
         return f"must have at most {expected} items"
     if rule == "false":
         return "is not allowed here"
+    if rule == "format":
+        return f"{describe(value)} is not a valid regular expression"
     return error.message
 
 

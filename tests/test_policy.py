@@ -75,6 +75,11 @@ def test_extends_a_file_and_overrides(cwd):
     ("extends: nowhere\n", "neither a built-in pack"),
     ("extends: p.yaml\n", "extends itself"),
     ("rules: [\n", "p.yaml:2:1"),
+    ("rules:\n  PL701: {pattern: \"(a\"}\n", "p.yaml:2:20: rules.PL701.pattern: the string "
+     "\"(a\" is not a valid regular expression"),
+    ("kafka_version: [3]\n", "kafka_version: a list is not a string or a number"),
+    ("configs: {allow_prefixes: confluent.}\n", "configs.allow_prefixes"),
+    ("rules:\n  retention-bounds: {max_ms: -5}\n", "max_ms"),
 ])
 def test_bad_policy_names_the_key(cwd, text, where):
     (cwd / "p.yaml").write_text(text)

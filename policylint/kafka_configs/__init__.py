@@ -145,10 +145,12 @@ def parsed(spec: dict, value: Any) -> Any:
     if value is None:
         raise ValueError("has no value")
     if kind in ("int", "long", "short"):
-        if isinstance(value, bool) or isinstance(value, float) or \
-                not _INTEGER.fullmatch(as_text(value).strip()):
+        text = as_text(value).strip()
+        if isinstance(value, bool) or isinstance(value, float) or not _INTEGER.fullmatch(text):
             raise ValueError("is not a long integer" if kind == "long" else "is not an integer")
-        number = int(as_text(value).strip())
+        if len(text.lstrip("+-0")) > 19:  # beyond any long: not read into a Python int
+            raise ValueError(f"does not fit Kafka's {kind} type")
+        number = int(text)
         lo, hi = LONG_RANGE if kind == "long" else INT_RANGE
         if not lo <= number <= hi:
             raise ValueError(f"does not fit Kafka's {kind} type")

@@ -41,7 +41,8 @@ class TopicNameConvention(Rule):
     targets = ("manifest", "snapshot")
     message = "topic {topic}: the name {breaks}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
-        "pattern": {"type": ["string", "null"], "default": None},
+        "pattern": {"anyOf": [{"type": "string", "format": "regex"}, {"type": "null"}],
+                    "default": None},
         "prefixes": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},
                      "default": None}}}
 
