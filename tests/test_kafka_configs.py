@@ -56,7 +56,7 @@ def test_the_release_a_version_is_judged_by(wanted, release):
     ("retention.ms", "9223372036854775807", None),
     ("retention.ms", "9223372036854775808", "does not fit Kafka's long type"),
     ("retention.ms", "9" * 5000, "does not fit Kafka's long type"),
-    ("retention.ms", "-0009223372036854775808", None),
+    ("retention.bytes", "-0009223372036854775808", None),
     ("preallocate", True, None), ("preallocate", "True", None), ("preallocate", 1, "is not true or false"),
     ("cleanup.policy", "compact, delete", None), ("cleanup.policy", "compact,compact", "each once"),
     ("cleanup.policy", "", "each once"),
