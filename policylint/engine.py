@@ -9,7 +9,8 @@ from functools import lru_cache
 from itertools import compress, count
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-from .kafka import effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf
+from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
+                    snapshot_topic_rf)
 from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
@@ -72,6 +73,7 @@ class Context:
     _views: dict[Any, dict] = field(default_factory=dict)
     _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
     _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
+    _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -113,6 +115,17 @@ class Context:
         profile = self.profile_for(target)
         version = profile.kafka_version if profile is not None else None
         return kafka_configs.resolve(version or self.policy.kafka_version)  # remembered
+
+    def topic_rf(self, snapshot: Snapshot, topic: Any) -> int | None:
+        """A snapshot topic's replication factor (``kafka.snapshot_topic_rf``: its
+        manifest's, else the most common current RF of its partitions), once per topic:
+        several rules ask for it."""
+        key = id(topic)
+        if key not in self._rfs:
+            spec = self.manifest(topic.name)
+            self._rfs[key] = snapshot_topic_rf(
+                topic, None if spec is None else manifest_rf(spec, snapshot.profile))
+        return self._rfs[key]
 
     def topic_configs(self, target: Any) -> list[TopicConfig]:
         """The config of a manifest, or of each topic of a snapshot, with where it is

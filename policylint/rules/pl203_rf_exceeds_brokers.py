@@ -1,4 +1,4 @@
-from ..kafka import manifest_rf, snapshot_topic_rf
+from ..kafka import manifest_rf
 from ..model import Plan, Snapshot
 from ..rule import Rule
 from ..words import count, subject
@@ -52,9 +52,7 @@ class RfExceedsBrokers(Rule):
                                     profile, found.where())
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
-                spec = ctx.manifest(topic.name)
-                rf = snapshot_topic_rf(topic, None if spec is None else
-                                       manifest_rf(spec, profile))
+                rf = ctx.topic_rf(target, topic)
                 if rf is not None and rf > brokers:
                     yield self._finding(topic.name, None, rf, brokers, profile,
                                         topic.where("name"))

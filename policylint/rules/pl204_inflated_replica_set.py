@@ -1,4 +1,3 @@
-from ..kafka import manifest_rf, snapshot_topic_rf
 from ..model import Plan, is_reassigning, target_replicas
 from ..rule import Rule
 from ..words import ids
@@ -53,9 +52,7 @@ class InflatedReplicaSet(Rule):
             yield from self._plan(target, ctx)
             return
         for topic in target.topics.values():
-            spec = ctx.manifest(topic.name)
-            rf = snapshot_topic_rf(topic, None if spec is None else
-                                   manifest_rf(spec, target.profile))
+            rf = ctx.topic_rf(target, topic)
             if rf is None:
                 continue
             for p in topic.partitions:

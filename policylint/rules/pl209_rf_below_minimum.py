@@ -1,6 +1,6 @@
 from itertools import compress, count
 
-from ..kafka import manifest_rf, snapshot_topic_rf
+from ..kafka import manifest_rf
 from ..model import Plan, Snapshot
 from ..rule import Rule
 
@@ -64,9 +64,7 @@ class RfBelowMinimum(Rule):
                                         target.where(move, "replicas"), move.topic)
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
-                spec = ctx.manifest(topic.name)
-                rf = snapshot_topic_rf(topic, None if spec is None else
-                                       manifest_rf(spec, profile))
+                rf = ctx.topic_rf(target, topic)
                 if rf is not None and rf < floor:
                     yield self._finding(f"topic {topic.name}", rf, "", options,
                                         topic.where("name"), topic.name)

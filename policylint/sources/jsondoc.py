@@ -257,17 +257,20 @@ class JsonLocator:
         it is short, else only its first member or item (decoding a topic of a thousand
         partitions again for each finding in it would cost more than scanning)."""
         text, start = self.text, starts[index]
-        item = _plain(item)
         if index + 1 == len(starts) or starts[index + 1] - start <= _SHORT:
-            return _SCAN(text, start)[0] == item
+            return _SCAN(text, start)[0] == _plain(item)
         pos = _WS.match(text, start + 1).end()
         if isinstance(item, list):
-            return text[start] == "[" and bool(item) and _SCAN(text, pos)[0] == item[0]
+            return text[start] == "[" and bool(item) and _SCAN(text, pos)[0] == _plain(item[0])
         if text[start] != "{" or text[pos] != '"' or not item:
             return False
         name, pos = json.decoder.scanstring(text, pos + 1)
         pos = _WS.match(text, _WS.match(text, pos).end() + 1).end()  # past ':'
-        return (name, _SCAN(text, pos)[0]) == next(iter(item.items()))
+        value = _SCAN(text, pos)[0]
+        if isinstance(item, msgspec.Struct):  # the member written first, by its name
+            attribute = _attributes(type(item)).get(name)
+            return attribute is not None and _plain(getattr(item, attribute)) == value
+        return (name, value) == next(iter(item.items()))
 
     def _scanned(self, pos: int) -> list[int]:
         """Element offsets, exactly: each element is scanned to find the next."""
