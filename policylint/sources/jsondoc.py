@@ -26,7 +26,7 @@ from .schemas import validator
 TYPED_FROM = 2**20  # from this size, a plan or snapshot is decoded straight into its types
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset
 _WS = re.compile(r"[ \t\n\r]*")
-_MANY = 256  # arrays this long have their element offsets found at C speed
+_MANY = 32  # arrays this long have their element offsets found at C speed
 _SHORT = 2048  # elements this short are checked whole (see JsonLocator._holds)
 _KEY = re.compile(r'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"')  # an object's start and first key
 _ESCAPED_COLON = re.compile(r"\\u003[aA]")
