@@ -187,6 +187,8 @@ class JsonLocator:
     def __init__(self, text: str, data: Any):
         self.text, self.data = text, data
         self._elements: dict[int, list[int]] = {}  # array offset -> element offsets
+        self._exact: set[int] = set()  # arrays whose offsets were scanned, not inferred
+        self._held: set[tuple[int, int]] = set()  # (array, index) checked by _holds
         # (object offset, key) -> value offset: a snapshot's findings all pass its
         # "topics", and finding it anew would decode the brokers and config each time
         self._members: dict[tuple[int, str], int | None] = {}
@@ -244,12 +246,19 @@ class JsonLocator:
             return None
         starts = self._elements.get(pos)
         if starts is None:
-            starts = self._elements[pos] = self._written_alike(pos, items) or \
-                self._scanned(pos)
+            starts = self._written_alike(pos, items)
+            if starts is None:
+                starts = self._scanned(pos)
+                self._exact.add(pos)
+            self._elements[pos] = starts
         if not 0 <= index < len(starts):
             return None
-        if len(starts) >= _MANY and not self._holds(starts, index, items[index]):
-            starts = self._elements[pos] = self._scanned(pos)  # see _written_alike
+        if pos not in self._exact and (pos, index) not in self._held:
+            if not self._holds(starts, index, items[index]):  # see _written_alike
+                starts = self._elements[pos] = self._scanned(pos)
+                self._exact.add(pos)
+            else:
+                self._held.add((pos, index))
         return starts[index]
 
     def _holds(self, starts: list[int], index: int, item: Any) -> bool:
