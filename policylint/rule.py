@@ -51,6 +51,9 @@ class Rule:
     message: ClassVar[str] = ""
     #: the frame the Spark form reads (one of SPARK_FRAMES); None: no Spark form
     spark_frame: ClassVar[str | None] = None
+    #: whether ``check`` reads a snapshot's partitions: the audit's generic path leaves
+    #: them out (most of a fleet's rows) for rules that read only topics and brokers
+    reads_partitions: ClassVar[bool] = True
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())

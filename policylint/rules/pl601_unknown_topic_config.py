@@ -35,6 +35,7 @@ class UnknownTopicConfig(Rule):
     name = "unknown-topic-config"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):

@@ -33,6 +33,7 @@ class BrokerConfigAtTopicLevel(Rule):
     name = "broker-config-at-topic-level"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key} is a broker setting, not a topic config; {instead}"
 
     def check(self, target, ctx, options):

@@ -34,6 +34,7 @@ class InvalidTopicConfigValue(Rule):
     name = "invalid-topic-config-value"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):

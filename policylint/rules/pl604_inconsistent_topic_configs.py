@@ -50,6 +50,7 @@ class InconsistentTopicConfigs(Rule):
     name = "inconsistent-topic-configs"
     severity = "warning"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):

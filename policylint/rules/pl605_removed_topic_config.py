@@ -29,6 +29,7 @@ class RemovedTopicConfig(Rule):
     name = "removed-topic-config"
     severity = "warning"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key} is {what} (Kafka {release})"
     REPLACED = {"message.timestamp.difference.max.ms":
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}

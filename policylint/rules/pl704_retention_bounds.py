@@ -39,6 +39,7 @@ class RetentionBounds(Rule):
     name = "retention-bounds"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key}={value}{whence} {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         **{name: {"type": ["integer", "null"], "minimum": 0, "default": None}

@@ -36,6 +36,7 @@ class RequiredConfig(Rule):
     name = "required-config"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "values": {"type": ["object", "null"], "default": None, "additionalProperties": {

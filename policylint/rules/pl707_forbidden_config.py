@@ -30,6 +30,7 @@ class ForbiddenConfig(Rule):
     name = "forbidden-config"
     severity = "error"
     targets = ("manifest", "snapshot")
+    reads_partitions = False
     message = "topic {topic}: {key} {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "forbidden": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},

@@ -35,6 +35,7 @@ class DefaultRfExceedsBrokers(Rule):
     name = "default-rf-exceeds-brokers"
     severity = "error"
     targets = ("profile",)
+    reads_partitions = False
     message = ("cluster {cluster}: {setting} but it has {brokers}: topics created with "
                "the default replication factor fail")
 

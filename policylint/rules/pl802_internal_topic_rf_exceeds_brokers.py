@@ -44,6 +44,7 @@ class InternalTopicRfExceedsBrokers(Rule):
     name = "internal-topic-rf-exceeds-brokers"
     severity = "error"
     targets = ("profile",)
+    reads_partitions = False
     message = "cluster {cluster}: {setting} but it has {brokers}: {topic} cannot be created and {effect}"
 
     def check(self, profile, ctx, options):

@@ -39,6 +39,7 @@ class ClusterMinIsrExceedsRf(Rule):
     name = "cluster-min-isr-exceeds-rf"
     severity = "error"
     targets = ("profile",)
+    reads_partitions = False
     message = "cluster {cluster}: {min_isr} is greater than {rf}: {effect}"
 
     def check(self, profile, ctx, options):

@@ -34,6 +34,7 @@ class UncleanLeaderElection(Rule):
     name = "unclean-leader-election"
     severity = "warning"
     targets = ("profile", "manifest", "snapshot")
+    reads_partitions = False
     message = ("{subject}: unclean.leader.election.enable=true: an out-of-sync replica may "
                "become leader and acknowledged writes are lost")
 

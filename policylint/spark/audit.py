@@ -79,10 +79,12 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     if native:
         stage(f"{', '.join(r.code for r, _ in native)}: Spark SQL")
         parts.append(run_native(fleet, native, policy))
-    if local:
-        stage(f"{', '.join(r.code for r, _ in local)}: the generic Python path, one snapshot "
-              "at a time")
-        parts.append(run_locally(fleet, local, policy))
+    for reads in (True, False):  # rules that need no partitions are run without them
+        some = [(r, o) for r, o in local if r.reads_partitions == reads]
+        if some:
+            stage(f"{', '.join(r.code for r, _ in some)}: the generic Python path, one "
+                  "snapshot at a time" + ("" if reads else ", without its partitions"))
+            parts.append(run_locally(fleet, some, policy))
     raw = reduce(DataFrame.unionByName, parts) if parts else None
     sources = fleet.clusters.select(*KEY, "source")
     found = raw.join(F.broadcast(sources), KEY, "left") if raw is not None else None

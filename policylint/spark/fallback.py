@@ -19,12 +19,15 @@ from .tables import KEY, RAW_FINDINGS, Fleet
 def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
     under the run's ``policy``."""
-    partition = F.struct("partition", "replicas", "isr", "adding", "removing")
-    parts = fleet.partitions.groupBy(*KEY, "topic").agg(
-        F.collect_list(partition).alias("partitions"))
-    topics = (fleet.topics.join(parts, KEY + ["topic"], "full")
-              .groupBy(*KEY).agg(F.collect_list(F.struct(
-                  F.col("topic").alias("name"), "config", "partitions")).alias("topics")))
+    if any(rule.reads_partitions for rule, _ in rules):
+        partition = F.struct("partition", "replicas", "isr", "adding", "removing")
+        parts = fleet.partitions.groupBy(*KEY, "topic").agg(
+            F.collect_list(partition).alias("partitions"))
+        with_parts = fleet.topics.join(parts, KEY + ["topic"], "full")
+    else:  # the rules read topics and brokers only: a fleet's rows are mostly partitions
+        with_parts = fleet.topics.withColumn("partitions", F.lit(None))
+    topics = with_parts.groupBy(*KEY).agg(F.collect_list(F.struct(
+        F.col("topic").alias("name"), "config", "partitions")).alias("topics"))
     brokers = fleet.brokers.groupBy(*KEY).agg(
         F.collect_list(F.struct("id", "rack")).alias("brokers"))
     snapshots = (fleet.clusters.join(brokers, KEY, "left").join(topics, KEY, "left"))
