@@ -22,7 +22,11 @@ A rule that applies to snapshots may also have a Spark form for ``policylint aud
 ``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of the
 module. Both forms word their findings from the one ``message`` template (``self.say`` in
 Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit runs
-``check`` on each snapshot.
+``check`` on each snapshot (without its partitions when ``reads_partitions`` is false).
+
+A rule that is off until the policy gives it parameters says so in ``applies(options)``;
+the engine then does not call it. A finding may carry a severity above the rule's own
+(PL605: a removed key is an error); a severity the policy sets for the rule wins.
 
 Register a rule with an entry point in the ``policylint.rules`` group:
 ``PL999 = "my_package.my_module:MyRule"``. Its docstring is its documentation, with the
