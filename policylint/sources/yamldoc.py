@@ -9,6 +9,7 @@ event stream first whenever the text could possibly be that deep).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterator
 
 import yaml
@@ -29,16 +30,9 @@ class _Loader(_Base):
     by trying regular expressions) and skips path resolvers, which safe loading has none
     of: a sixth less time composing."""
 
-    def __init__(self, text: str):
-        super().__init__(text)
-        self._tags: dict[str, str] = {}
-
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode and implicit[0]:  # then the tag depends on the value alone
-            tag = self._tags.get(value)
-            if tag is None:
-                tag = self._tags[value] = super().resolve(kind, value, implicit)
-            return tag
+            return _plain_tag(value)
         return super().resolve(kind, value, implicit)
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
@@ -46,6 +40,14 @@ class _Loader(_Base):
 
     def ascend_resolver(self) -> None:
         pass
+
+
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@lru_cache(maxsize=65536)  # shared by the files of a run: they repeat the same values
+def _plain_tag(value: str) -> str:
+    return _RESOLVER.resolve(ScalarNode, value, (True, False))
 
 MAX_DEPTH = 200
 # Python prints no integer of more than 4,300 digits: refuse them where they are read
