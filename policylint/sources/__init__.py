@@ -113,10 +113,12 @@ def read(path: Path, max_size: int) -> SourceFile:
         while left > 0:
             wanted = min(left, ask)
             chunk = os.read(fd, wanted)
+            if not chunk:
+                break
             chunks.append(chunk)
             left -= len(chunk)
-            if len(chunk) < wanted:  # a regular file reads short only at its end
-                break
+            if len(chunk) < wanted and max_size + 1 - left == info.st_size > 0:
+                break  # the size it said, read short: its end (/proc says 0, and is read on)
             ask = 2**16
     except OSError as exc:
         raise ParseError(f"cannot be read: {exc.strerror or exc}") from None
