@@ -244,7 +244,8 @@ def main() -> None:
 
     runs = [timed(["lint", *precommit])[0] for _ in range(7)]
     floor = import_yaml_seconds()
-    print(f"pre-commit-sized run (5 manifests + 1 snapshot): median {statistics.median(runs):.3f} s,"
+    print("pre-commit-sized run (5 manifests + 1 snapshot): "
+          f"median {statistics.median(runs):.3f} s,"
           f" best {min(runs):.3f} s = {min(runs) / floor:.2f}x python -c 'import yaml' "
           f"({floor:.3f} s; target <= 2x)")
 

@@ -199,9 +199,11 @@ def problem(spec: dict, value: Any) -> str | None:
 
 
 # the broker settings a topic's retention falls back to, in Kafka's order of precedence
-RETENTION_FALLBACK = {"retention.ms": (("log.retention.ms", 1), ("log.retention.minutes", 60_000),
-                           ("log.retention.hours", 3_600_000)),
-          "retention.bytes": (("log.retention.bytes", 1),)}
+RETENTION_FALLBACK = {
+    "retention.ms": (("log.retention.ms", 1), ("log.retention.minutes", 60_000),
+                     ("log.retention.hours", 3_600_000)),
+    "retention.bytes": (("log.retention.bytes", 1),),
+}
 RETENTION_DEFAULT = {"retention.ms": 604_800_000, "retention.bytes": -1}
 
 

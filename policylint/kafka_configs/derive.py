@@ -158,8 +158,8 @@ class Resolver:
             else None
 
     def deprecated(self, key: str) -> bool:
-        match = re.search(rf'(@Deprecated\s+)?public static final String \w+\s*=\s*"{re.escape(key)}"',
-                          self.topic_config)
+        declared = rf'(@Deprecated\s+)?public static final String \w+\s*=\s*"{re.escape(key)}"'
+        match = re.search(declared, self.topic_config)
         return bool(match and match.group(1))
 
 

@@ -45,7 +45,8 @@ class InternalTopicRfExceedsBrokers(Rule):
     severity = "error"
     targets = ("profile",)
     reads_partitions = False
-    message = "cluster {cluster}: {setting} but it has {brokers}: {topic} cannot be created and {effect}"
+    message = ("cluster {cluster}: {setting} but it has {brokers}: {topic} cannot be created "
+               "and {effect}")
 
     def check(self, profile, ctx, options):
         count = profile.broker_count
