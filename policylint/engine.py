@@ -237,13 +237,16 @@ def _config_issues(release: str, prefixes: tuple, items: tuple) -> tuple[tuple, 
     return tuple(found)
 
 
+def topic_config(item: Any) -> TopicConfig:
+    """A manifest's or a snapshot topic's config, with where it is written."""
+    path = item.paths["config"] if isinstance(item, TopicSpec) else item.path + ("config",)
+    # NamedTuple's own __new__ is a Python call: a snapshot has many topics
+    return tuple.__new__(TopicConfig, (item.name, item.config, item.doc, path))
+
+
 def _topic_configs(target: Any) -> list[TopicConfig]:
-    new = tuple.__new__  # NamedTuple's own __new__ is a Python call: a snapshot has many
-    if isinstance(target, Snapshot):
-        return [new(TopicConfig, (topic.name, topic.config, topic.doc, topic.path + ("config",)))
-                for topic in target.topics.values() if topic.config]
-    return [new(TopicConfig, (target.name, target.config, target.doc, target.paths["config"]))] \
-        if target.config else []
+    items = target.topics.values() if isinstance(target, Snapshot) else (target,)
+    return [topic_config(item) for item in items if item.config]
 
 
 def _by_metric_name(source: dict | list) -> dict[str, list[str]]:

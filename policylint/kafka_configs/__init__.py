@@ -8,7 +8,6 @@ else the newest known; a version between two known ones is judged by the older.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import lru_cache
@@ -112,6 +111,7 @@ def status(key: str, release: str) -> str:
 
 
 def closest(key: str, version: str) -> str | None:
+    import difflib  # only for an unknown key: not on every run's import path
     found = difflib.get_close_matches(key, list(table(version)), n=1, cutoff=0.75)
     return found[0] if found else None
 
@@ -207,18 +207,21 @@ RETENTION_FALLBACK = {
 RETENTION_DEFAULT = {"retention.ms": 604_800_000, "retention.bytes": -1}
 
 
+def number(value: Any, kind: str = "long") -> int | None:
+    """A config value read as Kafka's ``int`` or ``long``; None when Kafka would refuse it."""
+    try:
+        return parsed({"type": kind}, value)
+    except ValueError:
+        return None
+
+
 def effective_retention(key: str, config: dict, broker: dict) -> tuple[int | None, bool]:
     """(value, set by the topic) of ``retention.ms`` / ``retention.bytes``: the topic's,
     else the cluster's broker setting, else Kafka's default; None when not a number."""
-    spec = {"type": "long"}
     if key in config:
-        return _long(spec, config[key]), True
+        return number(config[key]), True
     for name, unit in RETENTION_FALLBACK[key]:
         if name in broker:
-            value = _long(spec, broker[name])
+            value = number(broker[name])
             return (None if value is None else value if value < 0 else value * unit), False
     return RETENTION_DEFAULT[key], False
-
-
-def _long(spec: dict, value) -> int | None:
-    return None if problem(spec, value) else parsed(spec, value)

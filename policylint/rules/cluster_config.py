@@ -19,11 +19,8 @@ def setting(profile: Any, key: str) -> tuple[int | None, tuple | None]:
     value is None when it is no integer, or when it is not set and the profile may list
     only some settings (a snapshot): then nothing is known of it."""
     if key in profile.config:
-        value = profile.config[key]
-        spec = {"type": "int"}
-        number = None if kafka_configs.problem(spec, value) else \
-            kafka_configs.parsed(spec, value)
-        return number, (profile.doc, profile.config_path + (key,))
+        return (kafka_configs.number(profile.config[key], "int"),
+                (profile.doc, profile.config_path + (key,)))
     return (DEFAULTS[key] if profile.config_complete else None), None
 
 

@@ -1,3 +1,4 @@
+from .. import words
 from ..rule import Rule
 from .cluster_config import said, setting, where
 
@@ -44,10 +45,6 @@ class DefaultRfExceedsBrokers(Rule):
         value, at = setting(profile, "default.replication.factor")
         if count is None or value is None or value <= count:
             return
-        yield self.finding(self.say(cluster=profile.name, brokers=_brokers(count),
+        yield self.finding(self.say(cluster=profile.name, brokers=words.count(count, "broker"),
                                     setting=said("default.replication.factor", value, at)),
                            at=where(profile, at))
-
-
-def _brokers(count: int) -> str:
-    return f"{count} broker" + ("" if count == 1 else "s")

@@ -1,6 +1,6 @@
+from .. import words
 from ..rule import Rule
 from .cluster_config import said, setting, where
-from .pl801_default_rf_exceeds_brokers import _brokers
 
 INTERNAL = (("offsets.topic.replication.factor", "__consumer_offsets",
              "consumer groups cannot commit or even join"),
@@ -56,6 +56,6 @@ class InternalTopicRfExceedsBrokers(Rule):
             value, at = setting(profile, key)
             if value is not None and value > count:
                 yield self.finding(self.say(cluster=profile.name, setting=said(key, value, at),
-                                            brokers=_brokers(count), topic=topic,
+                                            brokers=words.count(count, "broker"), topic=topic,
                                             effect=effect),
                                    at=where(profile, at))

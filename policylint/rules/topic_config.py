@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..engine import TopicConfig
+from ..engine import TopicConfig, topic_config
 from ..model import Snapshot
 
 
@@ -24,6 +24,5 @@ def every_topic(target: Any) -> list[TopicConfig]:
     """Each topic of a manifest or snapshot (Kafka's internal ones left out) with its
     config, empty ones too: defaults apply to them."""
     if isinstance(target, Snapshot):
-        return [TopicConfig(t.name, t.config, t.doc, t.path + ("config",))
-                for t in target.topics.values() if not t.name.startswith("__")]
-    return [TopicConfig(target.name, target.config, target.doc, target.paths["config"])]
+        return [topic_config(t) for t in target.topics.values() if not t.name.startswith("__")]
+    return [topic_config(target)]
