@@ -133,6 +133,13 @@ def lint(
                                            "read."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color",
                                          help="Colour text output (default: on a terminal)."),
+    bootstrap_server: Optional[str] = typer.Option(
+        None, "--bootstrap-server", metavar="HOST:PORT",
+        help="Capture this cluster first (as 'policylint snapshot') and lint against it, "
+             "instead of a --cluster file."),
+    command_config: Optional[str] = typer.Option(
+        None, "--command-config", metavar="FILE",
+        help="Kafka client properties for --bootstrap-server (as for Kafka's tools)."),
 ) -> None:
     """Lint topic manifests, reassignment plans and cluster snapshots."""
     from .reporters import render, write_all
@@ -147,10 +154,14 @@ def lint(
         size = _size(max_file_size)
     except typer.BadParameter as exc:
         _fail(f"--max-file-size: {exc}")
+    if bootstrap_server and cluster:
+        _fail("give --cluster or --bootstrap-server, not both")
+    if command_config and not bootstrap_server:
+        _fail("--command-config goes with --bootstrap-server")
     from .linter import lint as run_lint
-    with _exit_2_on_errors():
-        result = run_lint(paths or ["."], cluster=cluster, current=current, policy=policy,
-                          select=_codes(select), ignore=_codes(ignore),
+    with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
+        result = run_lint(paths or ["."], cluster=captured or cluster, current=current,
+                          policy=policy, select=_codes(select), ignore=_codes(ignore),
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base,
                           keep=_KEPT)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
@@ -165,6 +176,94 @@ def lint(
         _fail(f"--report {spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
     raise typer.Exit(1 if result.failed(fail_on) else 0)
+
+
+@contextmanager
+def _captured(bootstrap: Optional[str], command_config: Optional[str]) -> Iterator[list]:
+    """The file of the cluster at ``bootstrap``, captured for this run and removed after
+    it ([] without ``bootstrap``)."""
+    if not bootstrap:
+        yield []
+        return
+    import tempfile
+    document = _capture(bootstrap, command_config)
+    with tempfile.TemporaryDirectory(prefix="policylint-") as tmp:
+        path = os.path.join(tmp, f"{document['cluster']}.snapshot.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_snapshot_json(document))
+        yield [path]
+
+
+def _capture(bootstrap: str, command_config: Optional[str], **options) -> dict:
+    try:
+        from .capture import read_cluster
+    except ImportError:
+        _fail("reading a live cluster needs kafka-python: pip install 'policylint[capture]'")
+    progress = None
+    if sys.stderr.isatty():
+        def progress(done: int, total: int) -> None:
+            end = "\n" if done == total else ""
+            print(f"\rpolicylint: described {done:,}/{total:,} topics", end=end,
+                  file=sys.stderr, flush=True)
+    with _exit_2_on_errors("capture failed"):
+        return read_cluster(bootstrap, command_config, progress=progress, **options)
+
+
+def _snapshot_json(document: dict) -> str:
+    """A key a line, a topic a line: a snapshot of 10,000 topics diffs and greps well."""
+    import json
+    lines = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in document.items() if k != "topics"]
+    topics = ",\n  ".join(json.dumps(t) for t in document["topics"])
+    lines.append(f' "topics": [\n  {topics}\n ]' if topics else ' "topics": []')
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+@app.command()
+def snapshot(
+    bootstrap_server: str = typer.Option(..., "--bootstrap-server", metavar="HOST:PORT",
+                                         help="Brokers to connect to, comma-separated."),
+    command_config: Optional[str] = typer.Option(
+        None, "--command-config", metavar="FILE",
+        help="Kafka client properties (security.protocol, sasl.mechanism, sasl.jaas.config "
+             "for PLAIN and SCRAM, ssl.truststore.location as PEM, ...)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write the snapshot here, atomically (default: "
+                                              "standard output)."),
+    topics: Optional[List[str]] = typer.Option(None, "--topic", metavar="GLOB",
+                                               help="Only topics matching (repeatable; "
+                                                    "default: every topic)."),
+    name: Optional[str] = typer.Option(None, "--cluster-name", metavar="NAME",
+                                       help="The snapshot's cluster name (default: the "
+                                            "cluster id)."),
+    timeout: float = typer.Option(30, "--timeout", metavar="SECONDS",
+                                  help="How long to wait for each request."),
+    retries: int = typer.Option(3, "--retries", metavar="N",
+                                help="How often to read again partitions whose reassignment "
+                                     "changed during the read (KIP-860)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show the Kafka client's log."),
+) -> None:
+    """Capture a live cluster as a ClusterSnapshot, KIP-860-safe (needs
+    policylint[capture])."""
+    if timeout <= 0 or retries < 0:
+        _fail("--timeout must be positive and --retries at least 0")
+    document = _capture(bootstrap_server, command_config, name=name, topics=topics or (),
+                        retries=retries, timeout=timeout, verbose=verbose)
+    text = _snapshot_json(document)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from .reporters import write_all
+    try:
+        write_all([(output, text)])
+    except OSError as exc:
+        _fail(f"--output {output}: {exc.strerror or exc}")
+    from .words import count
+    uncertain = document["capture"]["uncertain"]
+    partitions = sum(len(t["partitions"]) for t in document["topics"])
+    typer.echo(f"policylint: wrote {output}: {count(len(document['topics']), 'topic')}, "
+               f"{count(partitions, 'partition')}, {count(len(document['brokers']), 'broker')}"
+               + (f"; {count(uncertain, 'partition')} read inconsistently, marked uncertain "
+                  "(PL204)" if uncertain else ""), err=True)
 
 
 @app.command()

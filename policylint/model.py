@@ -66,13 +66,15 @@ class TopicSpec:
 
 
 class PartitionState(NamedTuple):
-    """One partition of a snapshot. ``isr`` is None when the snapshot does not say."""
+    """One partition of a snapshot. ``isr`` is None when the snapshot does not say;
+    ``uncertain`` says why the capture could not read the partition consistently."""
     partition: int
     replicas: list[int]
     isr: list[int] | None
     adding: list[int]
     removing: list[int]
     index: int  # position in the topic's partition list, for locations
+    uncertain: str | None = None
 
 
 def is_reassigning(p: PartitionState) -> bool:

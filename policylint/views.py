@@ -16,7 +16,7 @@ from .model import PartitionState, Plan, Ref, Snapshot, TopicSpec, TopicState, c
 
 _TOPIC, _PARTITION, _LOG_DIRS = attrgetter("topic"), attrgetter("partition"), \
     attrgetter("log_dirs")
-_ABSENT = PartitionState(-1, [], None, [], [], -1)  # stands in for a partition not found
+_ABSENT = PartitionState(-1, [], None, [], [], -1, None)  # stands in for a partition not found
 
 
 def where_replicas(owner: Any, item: Any) -> Ref:
@@ -157,6 +157,11 @@ class PlanView:
         states = self._present
         return sorted(set(compress(count(), map(attrgetter("adding"), states))).union(
             compress(count(), map(REMOVING, states))))
+
+    @cached_property
+    def uncertain(self) -> list[int]:
+        """Entries whose partition the snapshot's capture could not read consistently."""
+        return list(compress(count(), map(attrgetter("uncertain"), self._present)))
 
     @cached_property
     def lagging(self) -> list[int]:

@@ -11,11 +11,14 @@ class InflatedReplicaSet(Rule):
     but no `adding`/`removing` information: a `describeTopics` read taken during a
     reassignment, which shows the union of old and new replicas. The topic's RF is the
     one its manifest declares in the same run, else the most common replica count of its
-    non-reassigning partitions.
+    non-reassigning partitions. It also reports a partition that `policylint snapshot`
+    marked `uncertain`: the capture read it again and again and still saw its reassignment
+    state change, or metadata that disagreed with the controller's.
 
     Plan: reports an entry whose replica count equals the union size of the partition's
     in-flight reassignment in the snapshot and differs from its target size: the plan
-    would make the intermediate replication factor permanent.
+    would make the intermediate replication factor permanent; and an entry for a partition
+    the snapshot marks `uncertain`, whose replicas are no safe baseline.
 
     ## Why is this bad?
     A tool that trusts such a read "preserves" an RF that was never intended and doubles
@@ -45,6 +48,9 @@ class InflatedReplicaSet(Rule):
                     "as the in-flight union {replicas} of its reassignment, not the {target} "
                     "of its target: it would make the intermediate replication factor "
                     "permanent (KIP-860)")
+    uncertain_message = ("partition {topic}-{partition}: the capture could not read it "
+                         "consistently ({why}): its replicas {replicas} may be an in-flight "
+                         "union; capture again once reassignments settle (KIP-860)")
     spark_frame = "partitions"
 
     def check(self, target, ctx, options):
@@ -53,10 +59,14 @@ class InflatedReplicaSet(Rule):
             return
         for topic in target.topics.values():
             rf = ctx.topic_rf(target, topic)
-            if rf is None:
-                continue
             for p in topic.partitions:
-                if len(p.replicas) > rf and not is_reassigning(p):
+                if p.uncertain:
+                    yield self.finding(
+                        self.uncertain_message.format(topic=topic.name, partition=p.partition,
+                                                      why=p.uncertain, replicas=ids(p.replicas)),
+                        at=topic.where_partition(p, "uncertain"), topic=topic.name,
+                        partition=p.partition)
+                elif rf is not None and len(p.replicas) > rf and not is_reassigning(p):
                     yield self.finding(
                         self.say(topic=topic.name, partition=p.partition, n=len(p.replicas),
                                  replicas=ids(p.replicas), rf=rf),
@@ -65,6 +75,12 @@ class InflatedReplicaSet(Rule):
 
     def _plan(self, plan, ctx):
         view = ctx.plan_view(plan)
+        for i in view.uncertain:
+            move, state = plan.moves[i], view.states[i]
+            yield self.finding(
+                self.uncertain_message.format(topic=move.topic, partition=move.partition,
+                                              why=state.uncertain, replicas=ids(state.replicas)),
+                at=plan.where(move, "replicas"), topic=move.topic, partition=move.partition)
         for i in view.reassigning:
             move, state = plan.moves[i], view.states[i]
             n, target = len(move.replicas), len(target_replicas(state))
@@ -79,7 +95,9 @@ class InflatedReplicaSet(Rule):
         from pyspark.sql import functions as F
 
         from ..spark.expr import ids, one, say
-        n, rf = F.size("replicas"), F.col("topic_rf")
-        return one(rf.isNotNull() & (n > rf) & ~F.col("reassigning"), say(
-            self.message, topic=F.col("topic"), partition=F.col("partition"), n=n,
-            replicas=ids("replicas"), rf=rf))
+        n, rf, why = F.size("replicas"), F.col("topic_rf"), F.col("uncertain")
+        fields = dict(topic=F.col("topic"), partition=F.col("partition"),
+                      replicas=ids("replicas"))
+        return one(why.isNotNull() | rf.isNotNull() & (n > rf) & ~F.col("reassigning"),
+                   F.when(why.isNotNull(), say(self.uncertain_message, why=why, **fields))
+                   .otherwise(say(self.message, n=n, rf=rf, **fields)))

@@ -44,7 +44,8 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
             continue
         parts = [new(PartitionState, (p.partition, p.replicas,
                                       None if p.isr is unset else p.isr,
-                                      p.adding or _EMPTY, p.removing or _EMPTY, pi))
+                                      p.adding or _EMPTY, p.removing or _EMPTY, pi,
+                                      p.uncertain or None))
                  for pi, p in zip(indices or count(), topic.partitions)]
         topics[topic.name] = TopicState(topic.name, topic.config or {}, parts, doc,
                                         ("topics", ti))

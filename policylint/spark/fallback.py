@@ -20,7 +20,7 @@ def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Dat
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
     under the run's ``policy``."""
     if any(rule.reads_partitions for rule, _ in rules):
-        partition = F.struct("partition", "replicas", "isr", "adding", "removing")
+        partition = F.struct("partition", "replicas", "isr", "adding", "removing", "uncertain")
         parts = fleet.partitions.groupBy(*KEY, "topic").agg(
             F.collect_list(partition).alias("partitions"))
         with_parts = fleet.topics.join(parts, KEY + ["topic"], "full")
@@ -64,4 +64,6 @@ def _partition(p: dict) -> dict:
            "adding": p["adding"] or [], "removing": p["removing"] or []}
     if p["isr"] is not None:
         out["isr"] = p["isr"]
+    if p["uncertain"]:
+        out["uncertain"] = p["uncertain"]
     return out

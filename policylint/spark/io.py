@@ -60,7 +60,7 @@ def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
         for topic in snap.topics.values():
             out.append(row("topics", keys + (topic.name, _strings(topic.config))))
             out.extend(row("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
-                                                 p.adding, p.removing))
+                                                 p.adding, p.removing, p.uncertain))
                        for p in topic.partitions)
     return out
 

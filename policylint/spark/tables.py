@@ -46,6 +46,7 @@ PARTITIONS = StructType(_key() + [
     _ids("isr", nullable=True),  # null: the snapshot does not say (ISR rules skip it)
     _ids("adding"),
     _ids("removing"),
+    StructField("uncertain", StringType(), True),  # why a capture could not read it
 ])
 SCHEMAS = {"clusters": CLUSTERS, "brokers": BROKERS, "topics": TOPICS,
            "partitions": PARTITIONS}
