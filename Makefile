@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-spark clean
+.PHONY: demo test bench bench-spark bench-capture clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,8 @@ demo: $(STAMP)
 	@echo '$$ policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json'
 	@$(BIN)/policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json
 	@echo
+	@echo '# a live cluster: a local broker started, captured, and a plan linted against it'
+	@$(BIN)/python examples/live/demo.py
 	@echo '$$ policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html'
 	@$(BIN)/policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html 2>&1 \
 		| grep -v -e WARN -e log4j -e setLogLevel
@@ -37,6 +39,9 @@ bench: $(STAMP)
 
 bench-spark: $(STAMP)
 	$(BIN)/python bench/spark_audit.py
+
+bench-capture: $(STAMP)
+	$(BIN)/python bench/capture.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -121,7 +121,8 @@ def connect(bootstrap: str, properties: dict[str, str], timeout_ms: int,
     from kafka.errors import KafkaError
 
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose else logging.CRITICAL)
-    config = {"request_timeout_ms": timeout_ms, **settings(properties)}
+    config = {"request_timeout_ms": timeout_ms, "bootstrap_timeout_ms": timeout_ms,
+              **settings(properties)}
     try:
         return KafkaAdminClient(bootstrap_servers=bootstrap.split(","),
                                 client_id=config.pop("client_id", "policylint"), **config)
