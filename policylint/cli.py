@@ -21,6 +21,7 @@ app = typer.Typer(
          "2 usage, policy or internal error.")
 
 FAIL_ON = ("error", "warning", "note")
+ENGINES = ("auto", "local", "spark", "spark-generic")
 
 
 def _fail(message: str) -> None:
@@ -295,29 +296,40 @@ def audit(
     report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
                                          help="Also write a self-contained HTML report with "
                                               "charts."),
-    engine: str = typer.Option("native", "--engine", metavar="ENGINE",
-                               help="native (Spark SQL) or fallback (every rule through the "
-                                    "generic Python path; for comparison)."),
+    engine: str = typer.Option("auto", "--engine", metavar="ENGINE",
+                               help="auto (in-process for up to 64 MiB of snapshot files, "
+                                    "else Spark), local, spark, or spark-generic (Spark "
+                                    "with every rule on the generic Python path; for "
+                                    "comparison)."),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY",
-                                          help="Exit 1 when a finding is at least this "
-                                               "severe (default: never; an audit reports)."),
+                                          help="Exit 1 when a finding of the latest captures "
+                                               "is at least this severe (default: never; an "
+                                               "audit reports)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show each stage and Spark's own "
+                                                          "log."),
 ) -> None:
-    """Audit a fleet of cluster snapshots on Apache Spark (needs policylint[spark])."""
+    """Audit a fleet of cluster snapshots, in-process or on Apache Spark (needs
+    policylint[spark])."""
     for name, value, allowed in (("--input-format", input_format, ("files", "parquet", "json")),
                                  ("--format", fmt, ("parquet", "json")),
-                                 ("--engine", engine, ("native", "fallback")),
+                                 ("--engine", engine, ENGINES),
                                  ("--fail-on", fail_on or "error", FAIL_ON)):
         if value not in allowed:
             _fail(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        _fail("policylint audit needs pyspark: pip install 'policylint[spark]'")
-    from .spark.pipeline import run_audit
+    from .spark.pipeline import choose_engine, run_audit
+    with _exit_2_on_errors("audit failed"):
+        chosen, _ = choose_engine(engine, source, input_format, master)
+    needed = "pyspark" if chosen.startswith("spark") else "pyarrow" if fmt == "parquet" \
+        else None
+    if needed:
+        try:
+            __import__(needed)
+        except ImportError:
+            _fail(f"this audit needs {needed}: pip install 'policylint[spark]'")
     with _exit_2_on_errors("audit failed"):  # Spark's errors are long: the first line says what
         code = run_audit(source, output, input_format=input_format, fmt=fmt, master=master,
                          policy=policy, select=_codes(select), ignore=_codes(ignore),
-                         report=report, engine=engine, fail_on=fail_on)
+                         report=report, engine=engine, fail_on=fail_on, verbose=verbose)
     raise typer.Exit(code)
 
 

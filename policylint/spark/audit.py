@@ -18,21 +18,29 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from ..engine import selected_rules
+from pyspark.sql.window import Window
+
 from ..policy import CompiledPolicy, Policy
 from . import io
 from .fallback import run_locally
+from .local import FINDING_COLUMNS, ORDER, audit_rules
 from .native import run_native
 from .tables import KEY, Fleet
 
-SNAPSHOT_TARGETS = {"snapshot", "profile"}
+QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
 
 
-def session(master: str | None = None, app: str = "policylint audit") -> SparkSession:
+def session(master: str | None = None, app: str = "policylint audit",
+            verbose: bool = False) -> SparkSession:
     """A Spark session: ``master`` if given; under spark-submit, the one it set up; else
-    an embedded ``local[*]`` bound to 127.0.0.1."""
+    an embedded ``local[*]`` bound to 127.0.0.1. Quiet unless ``verbose``: warnings and
+    errors only, from the JVM's first line, and a progress bar only on a terminal."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app)
+    if not verbose:
+        builder = (builder.config("spark.driver.extraJavaOptions",
+                                  f"-Dlog4j2.configurationFile=file:{QUIET_LOG}")
+                   .config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower()))
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = (builder.master(master or "local[*]")
                    .config("spark.driver.memory", os.environ.get("POLICYLINT_DRIVER_MEMORY",
@@ -66,11 +74,7 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
           ) -> DataFrame:
     """The findings (``tables.FINDINGS``). ``engine="fallback"`` runs every rule through
     the generic Python path (for comparison)."""
-    rules = [r for r in selected_rules(policy, select, ignore)
-             if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
-    compiled = policy.compile(rules, today or dt.date.today())
-    checked = [r for r in rules if r.code not in ("PL100", "PL101")
-               and r.applies(compiled.options[r.code])]
+    compiled, checked = audit_rules(policy, select, ignore, today)
     native = [(r, compiled.options[r.code]) for r in checked
               if engine == "native" and r.spark_frame is not None]
     local = [(r, compiled.options[r.code]) for r in checked
@@ -92,6 +96,19 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
         sorted(compiled.rules.keys() & {"PL100", "PL101"})))
     found = quarantined if found is None else found.unionByName(quarantined)
     return _apply_policy(found, compiled)
+
+
+def recent_findings(findings: DataFrame) -> list[dict]:
+    """The findings of each cluster's two latest captures (what the report and the console
+    summary read), in the order the engines write them."""
+    captures = findings.select("cluster", "captured_at").distinct().withColumn(
+        "_rank", F.dense_rank().over(Window.partitionBy("cluster")
+                                     .orderBy(F.col("captured_at").desc())))
+    recent = findings.join(captures.where("_rank <= 2").drop("_rank"),
+                           ["cluster", "captured_at"])
+    rows = recent.orderBy(F.col("cluster").asc_nulls_first(),
+                          *[F.col(c).asc_nulls_first() for c in ORDER]).collect()
+    return [{c: r[c] for c in FINDING_COLUMNS} for r in rows]
 
 
 def summarize(findings: DataFrame) -> DataFrame:

@@ -7,12 +7,12 @@ benchmark holds the native rules against. It is one generic Python step per snap
 
 from __future__ import annotations
 
-import json
-from typing import Any, Iterator
+from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .local import check_snapshot
 from .tables import KEY, RAW_FINDINGS, Fleet
 
 
@@ -33,37 +33,5 @@ def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Dat
     snapshots = (fleet.clusters.join(brokers, KEY, "left").join(topics, KEY, "left"))
     spark = fleet.clusters.sparkSession
     found = snapshots.rdd.flatMap(
-        lambda row: _check(row.asDict(recursive=True), rules, policy))
+        lambda row: check_snapshot(row.asDict(recursive=True), rules, policy))
     return spark.createDataFrame(found, RAW_FINDINGS)
-
-
-def _check(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Iterator[tuple]:
-    from ..engine import Context
-    from ..sources import SourceFile, parse, snapshot
-
-    data = {"kind": "ClusterSnapshot", "version": 1, "cluster": row["cluster"],
-            "brokers": [{"id": b["id"], "rack": b["rack"]} for b in row["brokers"] or ()],
-            "config": row["config"] or {},
-            **({"kafka_version": row["kafka_version"]} if row["kafka_version"] else {}),
-            "topics": [{"name": t["name"], "config": t["config"] or {},
-                        "partitions": [_partition(p) for p in t["partitions"] or ()]}
-                       for t in row["topics"] or ()]}
-    doc = parse(SourceFile(row.get("source") or row["cluster"], json.dumps(data), "json"))[0]
-    snap = snapshot.snapshot(doc)
-    ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
-    for rule, options in rules:
-        for kind, target in (("snapshot", snap), ("profile", snap.profile)):
-            if kind in rule.targets:
-                for f in rule.check(target, ctx, options):
-                    yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
-                           f.message, f.severity if f.severity != rule.severity else None)
-
-
-def _partition(p: dict) -> dict:
-    out = {"partition": p["partition"], "replicas": p["replicas"],
-           "adding": p["adding"] or [], "removing": p["removing"] or []}
-    if p["isr"] is not None:
-        out["isr"] = p["isr"]
-    if p["uncertain"]:
-        out["uncertain"] = p["uncertain"]
-    return out

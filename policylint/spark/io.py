@@ -11,64 +11,19 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
+from .local import ORDER, SNAPSHOT_FILES, TABLES as _TABLES, snapshot_rows
 from .tables import QUARANTINED, SCHEMAS, Fleet
 
-_TABLES = ("clusters", "brokers", "topics", "partitions", "quarantined")
 _WIDE = StructType([StructField("table", StringType(), False)] + [
     StructField(name, SCHEMAS.get(name, QUARANTINED), True) for name in _TABLES])
-SNAPSHOT_FILES = r"(?i)\.(json|ya?ml)$"
 
 
 def read_snapshot_files(spark: SparkSession, path: str) -> Fleet:
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
              .load(path).where(F.col("path").rlike(SNAPSHOT_FILES)).select("path", "content"))
-    rows = files.rdd.flatMap(lambda row: _snapshot_rows(row.path, bytes(row.content)))
+    rows = files.rdd.flatMap(lambda row: snapshot_rows(row.path, bytes(row.content)))
     wide = spark.createDataFrame(rows, _WIDE).persist()
     return Fleet(*(wide.where(F.col("table") == name).select(f"{name}.*") for name in _TABLES))
-
-
-def _snapshot_rows(path: str, data: bytes) -> list[tuple]:
-    """The table rows of one snapshot file, read by ``policylint.sources`` as ``lint``
-    reads it; what cannot be read becomes PL100/PL101 rows."""
-    from ..sources import detect, load_bytes
-
-    def row(table: str, values: tuple) -> tuple:
-        return (table,) + tuple(values if t == table else None for t in _TABLES)
-
-    def key(data: dict) -> tuple[str | None, str]:
-        cluster, captured = data.get("cluster"), data.get("captured_at")
-        return (cluster if isinstance(cluster, str) else None,
-                captured if isinstance(captured, str) else "")
-
-    inputs = load_bytes(path, data)
-    out = []
-    for finding in inputs.findings:
-        doc = finding.at[0] if finding.at else None
-        if doc is not None and detect(doc.data) != "snapshot":
-            continue  # another kind of document: not the audit's
-        finding.locate()
-        where = f"{path}:{finding.line}:{finding.column}" if finding.line else path
-        cluster, captured = key(doc.data) if doc is not None else (None, None)
-        out.append(row("quarantined", (finding.rule, cluster, captured, None, None,
-                                       finding.message, None, where)))
-    for snap in inputs.snapshots:
-        profile = snap.profile
-        keys = (profile.name, snap.captured_at or "")
-        out.append(row("clusters", keys + (profile.kafka_version, _strings(profile.config),
-                                           path)))
-        out.extend(row("brokers", keys + (b, rack)) for b, rack in profile.brokers.items())
-        for topic in snap.topics.values():
-            out.append(row("topics", keys + (topic.name, _strings(topic.config))))
-            out.extend(row("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
-                                                 p.adding, p.removing, p.uncertain))
-                       for p in topic.partitions)
-    return out
-
-
-def _strings(config: dict) -> dict:
-    """Kafka config values as Kafka keeps them: strings."""
-    return {k: v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
-            for k, v in config.items()}
 
 
 def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
@@ -120,7 +75,8 @@ def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
 def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     """Findings partitioned by cluster, as Parquet or JSON lines: one file per cluster
     rather than one per cluster and rule task."""
-    writer = findings.repartition("cluster").write.mode("overwrite").partitionBy("cluster")
+    writer = (findings.repartition("cluster").sortWithinPartitions("cluster", *ORDER)
+              .write.mode("overwrite").partitionBy("cluster"))
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 
 

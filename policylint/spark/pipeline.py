@@ -1,71 +1,100 @@
-"""``policylint audit``: the pipeline end to end, with what it is doing on stderr."""
+"""``policylint audit``: the pipeline end to end, on the engine the fleet's size calls for,
+with what it is doing on stderr."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from ..model import SEVERITY_RANK
 from ..policy import load as load_policy
 from ..registry import check_selectors
-from . import io
-from .audit import audit, read, session, summarize
+from .local import FINDING_COLUMNS, audit_locally, snapshot_files, summarize, write_table
+from .report import Overview
+
+#: snapshot files up to this many bytes in all are audited in-process: well under what one
+#: process reads in seconds, and far under a Spark session's start (~15 s)
+LOCAL_LIMIT = 64 * 2**20
+SUMMARY_COLUMNS = ("cluster", "captured_at", "rule", "severity", "findings")
 
 
 def say(message: str) -> None:
     print(f"policylint: {message}", file=sys.stderr, flush=True)
 
 
+def choose_engine(engine: str, source: str, input_format: str,
+                  master: str | None) -> tuple[str, str]:
+    """(local or spark, why)."""
+    if engine != "auto":
+        return engine, "as asked (--engine)"
+    if master or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return "spark", "a Spark master was given"
+    if input_format != "files":
+        return "spark", f"{input_format} tables are read by Spark"
+    if "://" in source:
+        return "spark", f"{source.split('://')[0]}:// paths are read by Spark"
+    size = sum(os.path.getsize(f) for f in snapshot_files(source))
+    if size > LOCAL_LIMIT:
+        return "spark", f"{size / 2**20:,.0f} MiB of snapshots, over the in-process limit " \
+                        f"of {LOCAL_LIMIT // 2**20} MiB"
+    return "local", f"{size / 2**10:,.0f} KiB of snapshots, within the in-process limit of " \
+                    f"{LOCAL_LIMIT // 2**20} MiB; --engine spark for Spark"
+
+
 def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str = "parquet",
               master: str | None = None, policy: str | None = None,
               select: list[str] | None = None, ignore: list[str] | None = None,
-              report: str | None = None, engine: str = "native",
-              fail_on: str | None = None) -> int:
+              report: str | None = None, engine: str = "auto",
+              fail_on: str | None = None, verbose: bool = False) -> int:
     """Runs the audit; returns the exit status (1: a finding at or above ``fail_on``)."""
     chosen = load_policy(policy)
     check_selectors((select or []) + (ignore or []))
     started = time.perf_counter()
-    say(f"starting Spark ({master or 'local[*]'})")
-    spark = session(master)
-    say(f"reading {'snapshot files' if input_format == 'files' else input_format + ' tables'}"
-        f" from {source}")
-    fleet = read(spark, source, input_format)
-    findings = audit(fleet, chosen, select, ignore, engine=engine,
-                     stage=lambda s: say(f"rules {s}")).persist()
-    say(f"writing findings to {output}/findings ({fmt}, partitioned by cluster)")
-    io.write_findings(findings, output, fmt)
-    summary = summarize(findings).orderBy("cluster", "captured_at", "rule", "severity")
-    say(f"writing the summary to {output}/summary")
-    io.write_summary(summary, output, fmt)
-    rows = [r.asDict() for r in summary.collect()]
-    suppressed = findings.where("suppressed").count()
-    print(console_summary(rows, suppressed))
+    engine, why = choose_engine(engine, source, input_format, master)
+    say(f"engine: {engine}: {why}")
+    if engine == "local":
+        findings, captures = audit_locally(source, chosen, select, ignore)
+        write_table(findings, f"{output}/findings", fmt, FINDING_COLUMNS, by_cluster=True)
+        summary = summarize(findings)
+        write_table(summary, f"{output}/summary", fmt, SUMMARY_COLUMNS, by_cluster=False)
+        recent = findings
+    else:
+        recent, captures = _on_spark(source, output, input_format, fmt, master, chosen,
+                                    select, ignore, engine, verbose)
+    overview = Overview(recent, captures)
+    print(overview.console())
     if report:
+        from ..reporters import write
         from .report import render
-        io.write_report(render(rows), report)
+        write(report, render(overview, policy=policy or "(default)", inputs=source,
+                             engine=engine))
         say(f"report written to {report}")
     say(f"done in {time.perf_counter() - started:.1f} s")
     if fail_on is None:
         return 0
     floor = SEVERITY_RANK[fail_on]
-    return int(any(SEVERITY_RANK[r["severity"]] >= floor for r in rows))
+    return int(any(SEVERITY_RANK[r["severity"]] >= floor for r in overview.latest))
 
 
-def console_summary(rows: list[dict], suppressed: int) -> str:
-    clusters = {r["cluster"] for r in rows if r["cluster"] is not None}
-    snapshots = {(r["cluster"], r["captured_at"]) for r in rows}
-    by_rule: dict[str, dict[str, int]] = {}
-    totals = {s: 0 for s in SEVERITY_RANK}
-    for r in rows:
-        by_rule.setdefault(r["rule"], {s: 0 for s in SEVERITY_RANK})[r["severity"]] += \
-            r["findings"]
-        totals[r["severity"]] += r["findings"]
-    lines = [f"{len(clusters)} cluster{'s' if len(clusters) != 1 else ''} with findings, "
-             f"{len(snapshots)} snapshot{'s' if len(snapshots) != 1 else ''}: "
-             + ", ".join(f"{totals[s]} {s}{'s' if totals[s] != 1 else ''}"
-                         for s in SEVERITY_RANK) + f" ({suppressed} suppressed)"]
-    if by_rule:
-        lines.append(f"{'rule':<6} {'error':>8} {'warning':>8} {'note':>8}")
-        for rule, counts in sorted(by_rule.items()):
-            lines.append(f"{rule:<6} " + " ".join(f"{counts[s]:>8}" for s in SEVERITY_RANK))
-    return "\n".join(lines)
+def _on_spark(source, output, input_format, fmt, master, chosen, select, ignore, engine,
+              verbose):
+    """The findings of each cluster's two latest captures, and each cluster's captures."""
+    from . import io
+    from .audit import audit, read, recent_findings, session, summarize as summarize_frame
+    stage = say if verbose else (lambda _: None)
+    say(f"starting Spark ({master or 'local[*]'})")
+    spark = session(master, verbose=verbose)
+    stage(f"reading {'snapshot files' if input_format == 'files' else input_format} from "
+          f"{source}")
+    fleet = read(spark, source, input_format)
+    findings = audit(fleet, chosen, select, ignore,
+                     engine="fallback" if engine == "spark-generic" else "native",
+                     stage=lambda s: stage(f"rules {s}")).persist()
+    stage(f"writing findings to {output}/findings ({fmt}, partitioned by cluster)")
+    io.write_findings(findings, output, fmt)
+    io.write_summary(summarize_frame(findings).orderBy(*SUMMARY_COLUMNS[:4]), output, fmt)
+    captures: dict[str, list[str]] = {}
+    for row in fleet.clusters.select("cluster", "captured_at").distinct().collect():
+        captures.setdefault(row.cluster, []).append(row.captured_at)
+    return recent_findings(findings), captures
