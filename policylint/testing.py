@@ -159,6 +159,14 @@ def finding_rows(findings: Any) -> set[tuple]:
             for r in findings.collect()}
 
 
+def local_finding_rows(source: str, policy: Any, **options: Any) -> set[tuple]:
+    """``finding_rows`` of the in-process audit engine."""
+    from .spark.local import audit_locally
+    findings, _ = audit_locally(source, policy, **options)
+    return {(r["rule"], r["cluster"], r["topic"], r["partition"], r["severity"], r["message"],
+             r["suppressed"]) for r in findings}
+
+
 def lint_rows(paths: list[Path], policy: str | None = None, select: list[str] | None = None
               ) -> set[tuple]:
     """The same tuples from ``policylint lint``, one snapshot file at a time."""
@@ -181,11 +189,12 @@ def _cluster_of(path: Path) -> str | None:
 
 
 def check_spark_parity(spark: Any, params: list[Any], root: Path,
-                       engines: tuple[str, ...] = ("native", "fallback")) -> int:
+                       engines: tuple[str, ...] = ("native", "fallback", "local")) -> int:
     """Audits the snapshots of every case whose linted files are all snapshots (one fleet
     per policy, each case's cluster renamed apart) and asserts the audit reports what
-    ``policylint lint`` reports on the same files, on each engine. Returns the number of
-    cases compared."""
+    ``policylint lint`` reports on the same files, on each engine: Spark's native rules,
+    Spark's generic path, and the in-process engine. Returns the number of cases
+    compared."""
     from .policy import load as load_policy
     from .registry import all_rules
     from .sources import detect, parse, read
@@ -230,8 +239,12 @@ def check_spark_parity(spark: Any, params: list[Any], root: Path,
         wanted = {(rule, _cluster_of(path)) for rule, path in members}
         fleet = read_fleet(spark, str(members[0][1].parent))
         for engine in engines:
-            found = {f for f in finding_rows(audit(fleet, load_policy(policy), select=rules,
-                                                   today=TODAY, engine=engine))
-                     if f[:2] in wanted}
+            if engine == "local":
+                rows = local_finding_rows(str(members[0][1].parent), load_policy(policy),
+                                          select=rules, today=TODAY)
+            else:
+                rows = finding_rows(audit(fleet, load_policy(policy), select=rules,
+                                          today=TODAY, engine=engine))
+            found = {f for f in rows if f[:2] in wanted}
             assert found == expected, (engine, sorted(found ^ expected)[:10])
     return compared

@@ -82,15 +82,15 @@ def test_audit_runs_the_pack_natively_and_through_the_generic_path(spark, tmp_pa
     write_files(tmp_path, {"fleet/prod.json": json.dumps(SNAPSHOT),
                            "policy.yaml": "rules:\n  ACME101: {reserved: [3]}\n"
                                           "  ACME102: {max: 2}\n"})
-    for engine in ("native", "fallback"):
+    for engine in ("spark", "spark-generic", "local"):
         out = tmp_path / engine
         run = CliRunner().invoke(app, ["audit", str(tmp_path / "fleet"), "--output", str(out),
                                        "--format", "json", "--select", "ACME",
                                        "--policy", str(tmp_path / "policy.yaml"),
-                                       "--engine", engine])
+                                       "--engine", engine, "--verbose"])
         assert run.exit_code == 0, run.output
         stages = [line for line in run.stderr.splitlines() if line.startswith("policylint: rules")]
-        if engine == "native":
+        if engine == "spark":
             assert stages == ["policylint: rules ACME101: Spark SQL",
                               "policylint: rules ACME102: the generic Python path, one "
                               "snapshot at a time"]
@@ -98,6 +98,7 @@ def test_audit_runs_the_pack_natively_and_through_the_generic_path(spark, tmp_pa
                 for line in part.read_text().splitlines()]
         assert sorted((r["rule"], r.get("partition")) for r in rows) == [
             ("ACME101", 0), ("ACME101", 1), ("ACME101", 2), ("ACME102", None)]
+        assert f"policylint: engine: {engine}: as asked (--engine)" in run.stderr
 
 
 BROKEN = {

@@ -162,9 +162,10 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
     from policylint.cli import app
     out = tmp_path / "out"
     run = CliRunner().invoke(app, ["audit", str(fleet_dir), "--output", str(out), "--format",
-                                   "json", "--report", str(tmp_path / "report.html")])
+                                   "json", "--report", str(tmp_path / "report.html"),
+                                   "--engine", "spark", "--verbose"])
     assert run.exit_code == 0, run.output
-    assert "4 clusters with findings, 8 snapshots:" in run.stdout
+    assert run.stdout.startswith("4 clusters; latest captures: ")
     native = next(line for line in run.stderr.splitlines() if line.endswith(": Spark SQL"))
     assert "PL301" in native and "PL402" in native
     clusters = sorted(p.name for p in (out / "findings").iterdir() if p.is_dir())
@@ -177,15 +178,27 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
     assert {r["captured_at"] for r in summary} == {"2026-11-21T00:00:00Z",
                                                    "2026-11-21T01:00:00Z"}
     report = (tmp_path / "report.html").read_text()
-    assert report.count('class="plotly-graph-div"') == 3  # bars, heat map, trend
-    assert "Each rule over capture time" in report and "<script" in report
+    assert report.count('<div class="card">') == 4
+    latest = [f for f in findings if f["captured_at"] == "2026-11-21T01:00:00Z"
+              and not f["suppressed"]]
+    assert report.count("<tr data-cluster=") == len(latest)
+    # the in-process engine writes the same tables, byte for byte, and the same summary
+    local = tmp_path / "local"
+    again = CliRunner().invoke(app, ["audit", str(fleet_dir), "--output", str(local),
+                                     "--format", "json", "--engine", "local"])
+    assert again.stdout == run.stdout
+    for name in ["summary"] + clusters:
+        table = "summary" if name == "summary" else f"findings/{name}"
+        spark_text = "".join(p.read_text() for p in sorted((out / table).glob("part-*")))
+        assert spark_text == (local / table / "part-00000.json").read_text(), name
 
 
 def test_audit_command_reports_usage_errors(tmp_path):
     from typer.testing import CliRunner
     from policylint.cli import app
     run = CliRunner().invoke(app, ["audit", "x", "--output", "o", "--engine", "turbo"])
-    assert run.exit_code == 2 and "--engine must be one of native, fallback" in run.stderr
+    assert run.exit_code == 2
+    assert "--engine must be one of auto, local, spark, spark-generic" in run.stderr
 
 
 def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path):
@@ -235,6 +248,11 @@ def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path)
         assert done.returncode == 0, done.stderr[-3000:]
         expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
         assert finding_keys(read_json_lines(out / "findings")) == expected
+        # quiet: policylint's own lines, and no Spark INFO log or progress bar
+        noise = [line for line in done.stderr.splitlines()
+                 if " INFO " in line or "[Stage" in line or "log4j" in line]
+        assert not noise, noise[:5]
+        assert "policylint: engine: spark: a Spark master was given" in done.stderr
     finally:
         for process in (worker, master):
             if process is not None:

@@ -186,6 +186,7 @@ h1{{margin-bottom:.2rem}} .stamp{{color:#666;font-size:.85rem}}
 .card{{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;min-width:16rem}}
 .card h3{{margin:.2rem 0}} .card p{{margin:.3rem 0}} .at,.change{{color:#555;font-size:.9rem}}
 .error{{color:#c0392b}} .warning{{color:#b9770e}} .note{{color:#2471a3}}
+#findings td:nth-child(-n+6){{white-space:nowrap}}
 table{{border-collapse:collapse;width:100%}} td,th{{padding:.25rem .6rem;
 border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top;font-size:.9rem}}
 .bar{{display:flex;align-items:center;gap:.5rem;margin:.15rem 0}}
