@@ -11,9 +11,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from policylint.capture import CHUNK, capture
+from policylint.capture import CHUNK, capture, to_json
 from policylint.capture.recorded import generated
-from policylint.cli import _snapshot_json
 
 
 def main() -> None:
@@ -27,7 +26,7 @@ def main() -> None:
         admin = generated(args.topics, args.partitions)
         start = time.perf_counter()
         doc = capture(admin, backoff=0)
-        text = _snapshot_json(doc)
+        text = to_json(doc)
         elapsed = time.perf_counter() - start
         best = elapsed if best is None else min(best, elapsed)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -188,10 +188,11 @@ def _captured(bootstrap: Optional[str], command_config: Optional[str]) -> Iterat
         return
     import tempfile
     document = _capture(bootstrap, command_config)
+    from . import capture
     with tempfile.TemporaryDirectory(prefix="policylint-") as tmp:
         path = os.path.join(tmp, f"{document['cluster']}.snapshot.json")
         with open(path, "w", encoding="utf-8") as f:
-            f.write(_snapshot_json(document))
+            f.write(capture.to_json(document))
         yield [path]
 
 
@@ -208,15 +209,6 @@ def _capture(bootstrap: str, command_config: Optional[str], **options) -> dict:
                   file=sys.stderr, flush=True)
     with _exit_2_on_errors("capture failed"):
         return read_cluster(bootstrap, command_config, progress=progress, **options)
-
-
-def _snapshot_json(document: dict) -> str:
-    """A key a line, a topic a line: a snapshot of 10,000 topics diffs and greps well."""
-    import json
-    lines = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in document.items() if k != "topics"]
-    topics = ",\n  ".join(json.dumps(t) for t in document["topics"])
-    lines.append(f' "topics": [\n  {topics}\n ]' if topics else ' "topics": []')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 @app.command()
@@ -249,7 +241,8 @@ def snapshot(
         _fail("--timeout must be positive and --retries at least 0")
     document = _capture(bootstrap_server, command_config, name=name, topics=topics or (),
                         retries=retries, timeout=timeout, verbose=verbose)
-    text = _snapshot_json(document)
+    from . import capture
+    text = capture.to_json(document)
     if output is None:
         sys.stdout.write(text)
         return

@@ -10,10 +10,9 @@ pytest.importorskip("kafka")
 
 from kafka.errors import TopicAuthorizationFailedError  # noqa: E402
 
-from policylint.capture import CaptureError, capture  # noqa: E402
+from policylint.capture import CaptureError, capture, to_json  # noqa: E402
 from policylint.capture.client import explain, read_properties, settings  # noqa: E402
 from policylint.capture.recorded import RecordedAdmin, generated, moving, partition  # noqa: E402
-from policylint.cli import _snapshot_json  # noqa: E402
 from policylint.linter import lint  # noqa: E402
 
 RACKS = {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}
@@ -91,7 +90,7 @@ def test_what_stays_inconsistent_is_marked_uncertain_after_bounded_retries_and_p
     assert doc["capture"] == {**doc["capture"], "reads": 3, "uncertain": 1}
     assert admin.calls.count("list_partition_reassignments") == 6  # 1 read + 2 retries
     # the snapshot is valid, and linting a plan against it reports the partition
-    (tmp_path / "snap.json").write_text(_snapshot_json(doc))
+    (tmp_path / "snap.json").write_text(to_json(doc))
     (tmp_path / "plan.json").write_text(json.dumps({"version": 1, "partitions": [
         {"topic": "tp", "partition": 0, "replicas": [4, 5, 6, 1, 2, 3]}]}))
     result = lint([str(tmp_path / "plan.json")], cluster=str(tmp_path / "snap.json"),
