@@ -17,7 +17,6 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
-
 from pyspark.sql.window import Window
 
 from ..policy import CompiledPolicy, Policy

@@ -83,9 +83,3 @@ def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
 def write_summary(summary: DataFrame, path: str, fmt: str) -> None:
     writer = summary.coalesce(1).write.mode("overwrite")
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/summary")
-
-
-def write_report(html: str, path: str) -> None:
-    """The HTML report, on the driver's file system."""
-    from ..reporters import write
-    write(path, html)
