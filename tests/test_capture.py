@@ -210,3 +210,18 @@ def test_unsupported_properties_are_named_and_secrets_never_shown(tmp_path, text
 def test_a_missing_properties_file_is_one_line(tmp_path):
     with pytest.raises(CaptureError, match="--command-config .*No such file"):
         read_properties(str(tmp_path / "none.properties"))
+
+
+def test_a_retry_takes_the_new_read_of_the_suspects_only():
+    """Partition 1 was read consistently; while partition 0 is read again, partition 1
+    starts moving: the snapshot keeps partition 1's first, consistent read."""
+    stale = settled()
+    stale["tp"][0] = partition(0, [1, 2, 3, 4, 5, 6])
+    later = settled()
+    later["tp"][0] = partition(0, [4, 5, 6])
+    later["tp"][1] = partition(1, [2, 3, 4, 6])
+    moves = {("tp", 1): moving([2, 3, 4, 6], adding=[6], removing=[2])}
+    doc = take(RecordedAdmin(RACKS, [stale, later], [{}, {}, moves, moves]))
+    assert parts(doc)[0]["replicas"] == [4, 5, 6]
+    assert parts(doc)[1] == {"partition": 1, "replicas": [2, 3, 4], "isr": [2, 3, 4],
+                             "leader": 2}

@@ -91,10 +91,14 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
         again_before = _reassignments(admin, asked)
         again = _describe(admin, sorted(asked), chunk, None)
         again_after = _reassignments(admin, asked)
-        for tp in suspects:
+        for tp in suspects:  # only the suspects take the new read: the rest was consistent
             after.pop(tp, None)
-        after.update(again_after)
-        described.update(again)
+            if tp in again_after:
+                after[tp] = again_after[tp]
+            fresh = {p["partition_index"]: p for p in again.get(tp[0], ())}
+            if tp[1] in fresh:
+                described[tp[0]] = [fresh[tp[1]] if p["partition_index"] == tp[1] else p
+                                    for p in described[tp[0]]]
         suspects = {tp: why for tp, why in _suspects(again_before, again_after, again).items()
                     if tp in suspects}
 
