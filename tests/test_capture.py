@@ -225,3 +225,21 @@ def test_a_retry_takes_the_new_read_of_the_suspects_only():
     assert parts(doc)[0]["replicas"] == [4, 5, 6]
     assert parts(doc)[1] == {"partition": 1, "replicas": [2, 3, 4], "isr": [2, 3, 4],
                              "leader": 2}
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["lint", ".", "--cluster", "c.json", "--bootstrap-server", "k:9092"],
+     "give --cluster or --bootstrap-server, not both"),
+    (["lint", ".", "--command-config", "client.properties"],
+     "--command-config goes with --bootstrap-server"),
+    (["snapshot", "--bootstrap-server", "k:9092", "--timeout", "0"],
+     "--timeout must be positive"),
+])
+def test_capture_options_that_do_not_fit_are_one_line(args, reason):
+    from policylint.cli import run
+    import contextlib
+    import io
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert run(args) == 2
+    assert reason in err.getvalue() and err.getvalue().count("\n") == 1
