@@ -76,8 +76,9 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
     patterns = list(topics)
     names = sorted(n for n in admin.list_topics()
                    if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns))
-    version = _version(admin, controller if controller in {b["id"] for b in brokers}
-                       else brokers[0]["id"] if brokers else None)
+    ids = [b["id"] for b in brokers]
+    home = controller if controller in ids else ids[0] if ids else None  # asked for settings
+    version = _version(admin, home)
 
     before = _reassignments(admin)
     described = _describe(admin, names, chunk, progress)
@@ -103,7 +104,7 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
                     if tp in suspects}
 
     configs = _topic_configs(admin, list(described), chunk, version)
-    cluster_config = _broker_config(admin, controller, brokers)
+    cluster_config = _broker_config(admin, home)
     doc: dict[str, Any] = {
         "kind": "ClusterSnapshot", "version": 1, "cluster": name or info.get("cluster_id")
         or "cluster", "cluster_id": info.get("cluster_id"), "controller": controller,
@@ -261,11 +262,8 @@ def _is_default(spec: dict | None, value: str) -> bool:
         return False
 
 
-def _broker_config(admin: Any, controller: int | None,
-                   brokers: list[dict]) -> dict[str, tuple[str, str]]:
+def _broker_config(admin: Any, broker: int | None) -> dict[str, tuple[str, str]]:
     """The broker settings the rules read, as one broker has them (defaults included)."""
-    ids = [b["id"] for b in brokers]
-    broker = controller if controller in ids else ids[0] if ids else None
     if broker is None:
         return {}
     found = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, str(broker))],
