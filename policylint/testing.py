@@ -138,7 +138,8 @@ def check_case(rule: str, case: dict, root: Path) -> Result:
         assert severities == case["severities"], f"severities {severities}"
     if "unchecked" in case:
         unchecked = result.unchecked.get(rule, 0)
-        assert unchecked == case["unchecked"], f"unchecked {unchecked}, expected {case['unchecked']}"
+        assert unchecked == case["unchecked"], \
+            f"unchecked {unchecked}, expected {case['unchecked']}"
     return result
 
 

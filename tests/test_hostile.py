@@ -5,7 +5,6 @@ of it."""
 
 import json
 import os
-import stat
 import threading
 
 import pytest
