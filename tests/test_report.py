@@ -124,3 +124,32 @@ def test_the_findings_table_filters_in_a_real_browser(example_report, tmp_path, 
     hidden = re.findall(r'<tr data-cluster="[^"]*" data-rule="\w+"[^>]*hidden', dom)
     assert len(visible) - len(hidden) == len(wanted)
     assert "CONSOLE" not in log, [line for line in log.splitlines() if "CONSOLE" in line]
+
+
+def test_findings_of_no_cluster_are_their_own_line_not_a_crash(tmp_path):
+    """A file that does not parse has no cluster (PL100): the headline of that line is its
+    own, not the whole fleet's, in the console and the report."""
+    broken = dict(finding(None, None, "PL100", None), message="not JSON")
+    o = Overview(RECENT + [broken], {**CAPTURES, "x": [""]})
+    assert "  (no cluster) at -: 1 error, 0 warnings, 0 notes on 0 topics" in o.console()
+    assert o.headline(None) == {"error": 1, "warning": 0, "note": 0, "topics": 0}
+    assert "(no cluster)" in render(o, policy="p", inputs="i", engine="local")
+
+
+def test_the_in_process_audit_quarantines_bad_files_as_spark_does(tmp_path):
+    from typer.testing import CliRunner
+    from policylint.cli import app
+    fleet = tmp_path / "fleet"
+    shutil.copytree(EXAMPLE_FLEET / "cluster-000", fleet / "good")
+    (fleet / "broken.json").write_text('{"kind": "Cluster')
+    (fleet / "bad.json").write_text('{"kind": "ClusterSnapshot", "version": 1, "cluster": "x", '
+                                    '"brokers": [{"id": "one"}]}')
+    run = CliRunner().invoke(app, ["audit", str(fleet), "--output", str(tmp_path / "out"),
+                                   "--format", "json", "--engine", "local"])
+    assert run.exit_code == 0, run.output
+    found = {p.parent.name: [json.loads(line) for line in p.read_text().splitlines()]
+             for p in (tmp_path / "out" / "findings").rglob("*.json")}
+    assert [f["rule"] for f in found["cluster=__HIVE_DEFAULT_PARTITION__"]] == ["PL100"]
+    assert [(f["rule"], f["source"].endswith("bad.json:1:78")) for f in found["cluster=x"]] \
+        == [("PL101", True)]
+    assert "(no cluster) at -: 1 error" in run.stdout

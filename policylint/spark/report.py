@@ -21,6 +21,7 @@ FAMILIES = {"PL1": "inputs", "PL2": "replication factor (KIP-860)",
 COLOURS = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2",
            "#97bbf5", "#9c6b4e")
 TABLE_LIMIT = 20_000  # rows in the report's table; the findings/ table holds them all
+EVERY = object()  # headline(): of the whole fleet (None names findings of no cluster)
 
 
 def _plural(n: int, word: str) -> str:
@@ -36,7 +37,8 @@ class Overview:
     capture time of every cluster audited (clusters without findings count too)."""
 
     def __init__(self, recent: list[dict], captures: dict[str | None, list[str]]):
-        self.captures = {c: sorted(set(times)) for c, times in captures.items()}
+        self.captures = {c: sorted(set(times), key=lambda t: t or "")
+                         for c, times in captures.items()}
         for f in recent:
             self.captures.setdefault(f["cluster"], [f["captured_at"]])
         self.clusters = sorted(self.captures, key=lambda c: (c is not None, c or ""))
@@ -53,16 +55,16 @@ class Overview:
         self.change = {k: "new" if k[0] in before and k not in then else "open" for k in now}
         self.fixed = [f for f in self.previous if (f["cluster"],) + _key(f) not in now]
 
-    def headline(self, cluster: str | None = None) -> dict:
-        rows = [f for f in self.latest if cluster is None or f["cluster"] == cluster]
+    def headline(self, cluster: object = EVERY) -> dict:
+        rows = [f for f in self.latest if cluster is EVERY or f["cluster"] == cluster]
         counts = Counter(f["severity"] for f in rows)
         out = {s: counts[s] for s in SEVERITIES}
         out["topics"] = len({(f["cluster"], f["topic"]) for f in rows if f["topic"]})
-        if cluster is None or cluster in self.previous_at:
+        if cluster is EVERY or cluster in self.previous_at:
             changes = Counter(v for k, v in self.change.items()
-                              if cluster is None or k[0] == cluster)
+                              if cluster is EVERY or k[0] == cluster)
             out.update(new=changes["new"], open=changes["open"], fixed=sum(
-                1 for f in self.fixed if cluster is None or f["cluster"] == cluster))
+                1 for f in self.fixed if cluster is EVERY or f["cluster"] == cluster))
         return out
 
     def worst_topics(self, n: int = 10) -> list[tuple]:
