@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import kafka_configs
+from .. import kafka_configs, words
 
 DEFAULTS = {"default.replication.factor": 1, "min.insync.replicas": 1,
             "offsets.topic.replication.factor": 3,
@@ -22,6 +22,16 @@ def setting(profile: Any, key: str) -> tuple[int | None, tuple | None]:
         return (kafka_configs.number(profile.config[key], "int"),
                 (profile.doc, profile.config_path + (key,)))
     return (DEFAULTS[key] if profile.config_complete else None), None
+
+
+def over_brokers(profile: Any, key: str) -> tuple[str, str, tuple | None] | None:
+    """(the setting as said, the broker count as said, where it is written) when a
+    replication-factor setting asks for more replicas than the cluster has brokers."""
+    count = profile.broker_count
+    value, at = setting(profile, key)
+    if count is None or value is None or value <= count:
+        return None
+    return said(key, value, at), words.count(count, "broker"), at
 
 
 def said(key: str, value: int, at: tuple | None) -> str:

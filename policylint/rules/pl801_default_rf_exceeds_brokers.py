@@ -1,6 +1,5 @@
-from .. import words
 from ..rule import Rule
-from .cluster_config import said, setting, where
+from .cluster_config import over_brokers, where
 
 
 class DefaultRfExceedsBrokers(Rule):
@@ -41,10 +40,8 @@ class DefaultRfExceedsBrokers(Rule):
                "the default replication factor fail")
 
     def check(self, profile, ctx, options):
-        count = profile.broker_count
-        value, at = setting(profile, "default.replication.factor")
-        if count is None or value is None or value <= count:
-            return
-        yield self.finding(self.say(cluster=profile.name, brokers=words.count(count, "broker"),
-                                    setting=said("default.replication.factor", value, at)),
-                           at=where(profile, at))
+        found = over_brokers(profile, "default.replication.factor")
+        if found:
+            said, brokers, at = found
+            yield self.finding(self.say(cluster=profile.name, setting=said, brokers=brokers),
+                               at=where(profile, at))

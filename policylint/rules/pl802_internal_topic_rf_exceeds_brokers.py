@@ -1,6 +1,5 @@
-from .. import words
 from ..rule import Rule
-from .cluster_config import said, setting, where
+from .cluster_config import over_brokers, where
 
 INTERNAL = (("offsets.topic.replication.factor", "__consumer_offsets",
              "consumer groups cannot commit or even join"),
@@ -49,13 +48,10 @@ class InternalTopicRfExceedsBrokers(Rule):
                "and {effect}")
 
     def check(self, profile, ctx, options):
-        count = profile.broker_count
-        if count is None:
-            return
         for key, topic, effect in INTERNAL:
-            value, at = setting(profile, key)
-            if value is not None and value > count:
-                yield self.finding(self.say(cluster=profile.name, setting=said(key, value, at),
-                                            brokers=words.count(count, "broker"), topic=topic,
-                                            effect=effect),
+            found = over_brokers(profile, key)
+            if found:
+                said, brokers, at = found
+                yield self.finding(self.say(cluster=profile.name, setting=said,
+                                            brokers=brokers, topic=topic, effect=effect),
                                    at=where(profile, at))

@@ -11,7 +11,7 @@ from ..model import SEVERITY_RANK
 from ..policy import load as load_policy
 from ..registry import check_selectors
 from .local import FINDING_COLUMNS, audit_locally, snapshot_files, summarize, write_table
-from .report import Overview
+from .report import Overview, render
 
 #: snapshot files up to this many bytes in all are audited in-process: well under what one
 #: process reads in seconds, and far under a Spark session's start (~15 s)
@@ -66,7 +66,6 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
     print(overview.console())
     if report:
         from ..reporters import write
-        from .report import render
         write(report, render(overview, policy=policy or "(default)", inputs=source,
                              engine=engine))
         say(f"report written to {report}")

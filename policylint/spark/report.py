@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import json
 from collections import Counter, defaultdict
 
 from .. import __version__
@@ -175,8 +174,7 @@ def render(overview: Overview, *, policy: str, inputs: str, engine: str) -> str:
         cluster_options=options((c or "", c or "(no cluster)") for c in o.clusters),
         rule_options=options(rule_names),
         severity_options=options((s, s) for s in SEVERITIES),
-        suppressed=f" ({o.suppressed:,} suppressed, not counted)" if o.suppressed else "",
-        data=json.dumps(len(shown)))
+        suppressed=f" ({o.suppressed:,} suppressed, not counted)" if o.suppressed else "")
 
 
 _PAGE = """<!doctype html>
@@ -211,7 +209,7 @@ border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top;font-size:.9r
 <select id="rule"><option value="">every rule</option>{rule_options}</select>
 <select id="severity"><option value="">every severity</option>{severity_options}</select>
 <input id="topic" placeholder="topic contains..." size="24">
-<span id="shown" data-total="{data}">{count} findings{limit}</span></div>
+<span id="shown" data-total="{count}">{count} findings{limit}</span></div>
 <table id="findings"><thead><tr><th>cluster</th><th>severity</th><th>rule</th><th>topic</th>
 <th>partition</th><th>change</th><th>message</th></tr></thead><tbody>{rows}</tbody></table>
 <h2>Fixed since the previous capture</h2>
