@@ -24,22 +24,26 @@ except AttributeError:  # pragma: no cover
     _Base = yaml.SafeLoader
 
 
+_T = "tag:yaml.org,2002:"
+_STR, _INT, _MAP, _SEQ, _MERGE = (_T + kind for kind in ("str", "int", "map", "seq", "merge"))
+
+
 class _Loader(_Base):
     """libyaml's loader with a resolver that remembers the tag of each plain scalar (a
     repository of manifests repeats the same few values, and each tag is otherwise found
-    by trying regular expressions) and skips path resolvers, which safe loading has none
-    of: a sixth less time composing."""
+    by trying regular expressions) and without path resolvers, which safe loading has none
+    of. libyaml calls the three methods below for every node; together they cost a quarter
+    of composing as PyYAML defines them."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is ScalarNode and implicit[0]:  # then the tag depends on the value alone
-            return _plain_tag(value)
-        return super().resolve(kind, value, implicit)
+        if kind is ScalarNode:  # a plain scalar's tag depends on its value alone
+            return _plain_tag(value) if implicit[0] else _STR
+        return _MAP if kind is MappingNode else _SEQ
 
-    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+    # Path resolvers are not used: a C callable that takes the arguments and does nothing
+    # costs less than a Python method that does nothing.
+    descend_resolver = {}.get  # (parent node, index) -> index, unused
+    ascend_resolver = int  # () -> 0, unused
 
 
 _RESOLVER = yaml.resolver.Resolver()
@@ -53,7 +57,6 @@ MAX_DEPTH = 200
 # Python prints no integer of more than 4,300 digits: refuse them where they are read
 _MAX_DIGITS = 4_000
 _MAX_INT_BITS = 13_000  # about 3,900 decimal digits
-_T = "tag:yaml.org,2002:"
 _SCALAR = SafeConstructor()
 _CONSTRUCT = {
     _T + "int": _SCALAR.construct_yaml_int,
@@ -72,11 +75,13 @@ def load_yaml(source: SourceFile) -> list[Document]:
     _check_depth(text)
     budget = 2 * len(text) + 100_000  # values built; only alias expansion can exceed it
     docs: list[Document] = []
+    # Without an anchor no node is shared: no alias to expand or recurse into
+    build = _Builder if "&" in text else _TreeBuilder
     loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
-            builder = _Builder(budget)
+            builder = build(budget)
             data = builder.build(node, 0)
             budget -= builder.count
             docs.append(Document(source, data, len(docs), _Locator(node).locate,
@@ -145,10 +150,10 @@ def _child(node: Any, key: Any, of_key: bool = False) -> Any:
     if type(node) is not MappingNode:
         return None
     for key_node, value in node.value:  # explicit keys override merged ones
-        if key_node.tag != _T + "merge" and key_node.value == key:
+        if key_node.tag != _MERGE and key_node.value == key:
             return key_node if of_key else value
     for key_node, value in node.value:
-        if key_node.tag == _T + "merge":
+        if key_node.tag == _MERGE:
             for source in (value.value if type(value) is SequenceNode else [value]):
                 found = _child(source, key, of_key)
                 if found is not None:
@@ -167,37 +172,23 @@ class _Builder:
         if self.count > self.budget:
             raise _error("alias expansion is too large (a YAML alias bomb?)", node)
         if type(node) is ScalarNode:
-            construct = _CONSTRUCT.get(node.tag)
-            if construct is None:
-                raise _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads "
-                             "plain YAML only", node)
-            if len(node.value) > _MAX_DIGITS and node.tag in (_T + "int", _T + "float"):
-                raise _error(f"number with {len(node.value)} digits is too large", node)
-            try:
-                value = construct(node)
-            except Exception:  # a value its tag refuses: !!bool maybe, !!int "", ...
-                raise _error(f"{_short_tag(node.tag)} cannot read the value "
-                             f"{node.value[:40]!r}", node) from None
-            if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # from hex, octal
-                raise _error("integer is too large to read", node)
-            return value
+            return _scalar(node)
         if id(node) in self.active:
             raise _error("recursive alias: the node contains itself", node)
         if depth >= MAX_DEPTH:
             raise _error(f"nesting is deeper than {MAX_DEPTH} levels", node)
         self.active.add(id(node))
         try:
-            if type(node) is SequenceNode and node.tag == _T + "seq":
+            if type(node) is SequenceNode and node.tag == _SEQ:
                 return [self.build(item, depth + 1) for item in node.value]
-            if type(node) is MappingNode and node.tag == _T + "map":
+            if type(node) is MappingNode and node.tag == _MAP:
                 return self._mapping(node, depth)
-            raise _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads plain "
-                         "YAML only", node)
+            raise _tag_error(node)
         finally:
             self.active.discard(id(node))
 
     def _mapping(self, node: MappingNode, depth: int) -> dict:
-        merged = [v for k, v in node.value if k.tag == _T + "merge"]
+        merged = [v for k, v in node.value if k.tag == _MERGE]
         result: dict[str, Any] = {}
         # Merged values first, so explicit keys override them.
         for source in self._merge_sources(merged):
@@ -207,7 +198,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if type(key_node) is not ScalarNode:
                 raise _error("a mapping key must be a plain scalar", key_node)
-            if key_node.tag == _T + "merge":
+            if key_node.tag == _MERGE:
                 continue
             key = key_node.value
             if key in explicit:
@@ -225,6 +216,56 @@ class _Builder:
                 if type(item) is not MappingNode:
                     raise _error("a merge key (<<) must refer to a mapping", item)
                 yield item
+
+
+class _TreeBuilder(_Builder):
+    """The builder for text without anchors, where every node is built once: nothing to
+    count or to watch for recursion, and the common nodes (strings, plain mappings) take
+    the shortest way. A merge key or a complex key takes the general one."""
+
+    def build(self, node: Any, depth: int) -> Any:
+        kind = type(node)
+        if kind is ScalarNode:
+            return node.value if node.tag == _STR else _scalar(node)
+        if depth >= MAX_DEPTH:
+            raise _error(f"nesting is deeper than {MAX_DEPTH} levels", node)
+        if kind is MappingNode and node.tag == _MAP:
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not ScalarNode or key_node.tag == _MERGE:
+                    return self._mapping(node, depth)
+                key = key_node.value
+                if key in result:
+                    raise _error(f"duplicate key '{key}' (an earlier value would be silently "
+                                 "dropped)", key_node)
+                result[key] = self.build(value_node, depth + 1)
+            return result
+        if kind is SequenceNode and node.tag == _SEQ:
+            return [self.build(item, depth + 1) for item in node.value]
+        raise _tag_error(node)
+
+
+def _scalar(node: ScalarNode) -> Any:
+    value, tag = node.value, node.tag
+    if tag == _INT and value.isdecimal() and value[0] != "0" and len(value) < 19:
+        return int(value)  # the usual decimal, without the YAML 1.1 forms (octal, 1_000, 1:30)
+    construct = _CONSTRUCT.get(tag)
+    if construct is None:
+        raise _tag_error(node)
+    if len(value) > _MAX_DIGITS and tag in (_INT, _T + "float"):
+        raise _error(f"number with {len(value)} digits is too large", node)
+    try:
+        built = construct(node)
+    except Exception:  # a value its tag refuses: !!bool maybe, !!int "", ...
+        raise _error(f"{_short_tag(tag)} cannot read the value {value[:40]!r}", node) from None
+    if type(built) is int and built.bit_length() > _MAX_INT_BITS:  # from hex, octal
+        raise _error("integer is too large to read", node)
+    return built
+
+
+def _tag_error(node: Any) -> ParseError:
+    return _error(f"tag {_short_tag(node.tag)} is not allowed: policylint reads plain YAML "
+                  "only", node)
 
 
 def _short_tag(tag: str) -> str:
