@@ -40,7 +40,9 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
                 StructField("_corrupt", StringType(), True)]))
                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
                 .json(where))
-        df = df.withColumn("_source", F.input_file_name()).cache()
+        df = df.withColumn("_source", F.input_file_name())
+        if fmt != "parquet":  # text is parsed once; Parquet is read again faster than
+            df = df.cache()   # Spark's in-memory cache of array columns is read
         required = [f.name for f in schema.fields if not f.nullable]
         broken = F.lit(False)
         for column in required:
