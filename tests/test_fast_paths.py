@@ -100,3 +100,41 @@ def test_a_duplicate_key_in_a_typed_file_is_refused_where_it_is(text, where, tmp
     found = [f for f in lint(["in.json"]).findings if f.rule == "PL100"]
     assert [(f.line, f.column) for f in found] == [where]
     assert "duplicate key" in found[0].message
+
+
+YAML_TEXTS = [
+    "a: 12\nb: 010\nc: 1_000\nd: 0x1F\ne: -5\nf: 1:30\ng: 1.5\nh: yes\ni: ~\nj: 2026-11-23\n",
+    "spec:\n  config:\n    retention.ms: 604800000\n    retention.ms: 1\n",  # duplicate key
+    "base: {a: 1, b: 2}\nmerged:\n  <<: {a: 1, b: 2}\n  b: 3\n",  # a merge without an anchor
+    "a: !!python/object:os.system echo\n",
+    "a: !!int '12'\nb: !!str 12\nc: !!float '1'\n",
+    "? [a, b]\n: complex key\n",
+    "a: =\n",
+    "- - - [1, [2, [3]]]\n  - {x: {y: {z: []}}}\n",
+    "a: 123456789012345678901234567890\n",
+    "a: 1\n---\nb: 2\n---\n- x\n",
+]
+
+
+@pytest.mark.parametrize("text", YAML_TEXTS)
+def test_yaml_without_anchors_reads_as_the_general_builder_reads_it(text):
+    """A file without anchors takes the short way; the same text with an anchor in a
+    comment takes the general one. Values, or the error and where it is, are the same."""
+    from policylint.sources.document import ParseError, SourceFile
+    from policylint.sources.yamldoc import load_yaml
+
+    def read(t):
+        try:
+            return [d.data for d in load_yaml(SourceFile("t.yaml", t, "yaml"))]
+        except ParseError as exc:
+            return (exc.message, exc.line, exc.column)
+    assert "&" not in text
+    assert read(text) == read(text + "# &anchor\n")
+
+
+def test_yaml_integers_keep_their_yaml_1_1_meaning_on_the_short_way():
+    from policylint.sources.document import SourceFile
+    from policylint.sources.yamldoc import load_yaml
+    [doc] = load_yaml(SourceFile("t.yaml", YAML_TEXTS[0], "yaml"))
+    assert doc.data == {"a": 12, "b": 8, "c": 1000, "d": 31, "e": -5, "f": 90, "g": 1.5,
+                        "h": True, "i": None, "j": "2026-11-23"}
