@@ -49,12 +49,16 @@ def cluster_brokers(fleet: Fleet) -> DataFrame:
                     F.coalesce("racks", F.array().cast("array<string>")).alias("racks")))
 
 
+def _target() -> Column:
+    """KIP-860's target replicas: replicas - removing."""
+    return F.expr("IF(size(removing) = 0, replicas, "
+                  "filter(replicas, r -> NOT array_contains(removing, r)))")
+
+
 def with_replica_state(partitions: DataFrame) -> DataFrame:
     """KIP-860 terms: target replicas (replicas - removing), reassigning, current RF."""
     return (partitions
-            .withColumn("target", F.expr(
-                "IF(size(removing) = 0, replicas, "
-                "filter(replicas, r -> NOT array_contains(removing, r)))"))
+            .withColumn("target", _target())
             .withColumn("reassigning", (F.size("adding") > 0) | (F.size("removing") > 0))
             .withColumn("current_rf", F.size("target")))
 
@@ -120,7 +124,9 @@ def findings(frame: DataFrame, rules: dict[str, Column], topic: bool = True,
     # null, the common case, drops out without a lambda call
     found = F.flatten(F.array_compact(F.array(*[
         F.when(messages.isNotNull(), tag(code, messages)) for code, messages in rules.items()])))
-    exploded = frame.select("*", F.explode(found).alias("found"))
+    # most rows break nothing: only the others build the arrays
+    broken = reduce(Column.__or__, [messages.isNotNull() for messages in rules.values()])
+    exploded = frame.where(broken).select("*", F.explode(found).alias("found"))
     return exploded.select(
         F.col("found.rule").alias("rule"), *KEY,
         (F.col("topic") if topic else F.lit(None).cast("string")).alias("topic"),
@@ -142,10 +148,12 @@ def failing_replica_sets(state: DataFrame, brokers: DataFrame, rules: dict[str, 
     """The distinct replica lists of each cluster that break a replica-set rule, with one
     ``_<code>`` flag per rule; columns are prefixed with ``_`` and ``_failing_set`` is the
     hash of replicas and removing (``_set``) that the partitions join on."""
-    # not cached: the rules' flags are computed, not filtered on, so none is pushed below
-    # the de-duplication; and building Spark's cache of these few rows takes seconds
-    sets = (state.select(*KEY, "_set", "replicas", "removing", "target")
-            .dropDuplicates(KEY + ["_set", "replicas", "removing"]).join(brokers, KEY))
+    # The lists are de-duplicated on their columns alone, so that Spark hashes them: an
+    # aggregate that also carried an array (the target) would sort every partition. Not
+    # cached: the rules' flags are computed, not filtered on, so none is pushed below the
+    # de-duplication, and building Spark's cache of these few rows takes seconds.
+    sets = (state.select(*KEY, "_set", "replicas", "removing").distinct()
+            .withColumn("target", _target()).join(brokers, KEY))
     return (sets.select(*[F.col(k).alias(f"_{k}") for k in KEY + ["replicas", "removing"]],
                         F.col("_set").alias("_failing_set"),
                         *[v.broken.alias(f"_{code}") for code, v in rules.items()])
