@@ -124,14 +124,15 @@ def make_precommit(snapshot_rng: random.Random) -> list[str]:
     return paths + [str(path)]
 
 
-def timed(args: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB of the child, exit code) of one policylint process."""
+def timed(args: list[str], command: list[str] = POLICYLINT) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MiB of the child, exit code) of one policylint process (or
+    of ``command``; exit 1, findings, is a run)."""
     start = time.perf_counter()
-    done = subprocess.run(POLICYLINT + args, stdout=subprocess.DEVNULL,
+    done = subprocess.run(command + args, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     if done.returncode not in (0, 1):
-        raise SystemExit(f"policylint failed: {done.stderr}")
+        raise SystemExit(f"{(command + args)[0]} failed: {done.stderr}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return wall, peak, done.returncode
 
@@ -195,14 +196,8 @@ def hook_env() -> Path:
 
 
 def best_process(argv: list[str], runs: int = 7) -> tuple[float, float]:
-    """(best, median) wall seconds of ``runs`` processes (exit 1, findings, is a run)."""
-    took = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        took.append(time.perf_counter() - start)
-        if done.returncode not in (0, 1):
-            raise SystemExit(f"{argv[0]} failed: {done.stderr}")
+    """(best, median) wall seconds of ``runs`` processes."""
+    took = [timed(argv, [])[0] for _ in range(runs)]
     return min(took), statistics.median(took)
 
 

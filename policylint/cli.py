@@ -311,7 +311,7 @@ def audit(
             _fail(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
     from .spark.pipeline import choose_engine, run_audit
     with _exit_2_on_errors("audit failed"):
-        chosen, _ = choose_engine(engine, source, input_format, master)
+        chosen, why = choose_engine(engine, source, input_format, master)
     needed = "pyspark" if chosen.startswith("spark") else "pyarrow" if fmt == "parquet" \
         else None
     if needed:
@@ -322,7 +322,7 @@ def audit(
     with _exit_2_on_errors("audit failed"):  # Spark's errors are long: the first line says what
         code = run_audit(source, output, input_format=input_format, fmt=fmt, master=master,
                          policy=policy, select=_codes(select), ignore=_codes(ignore),
-                         report=report, engine=engine, fail_on=fail_on, verbose=verbose)
+                         report=report, engine=chosen, why=why, fail_on=fail_on, verbose=verbose)
     raise typer.Exit(code)
 
 

@@ -154,18 +154,19 @@ def spark_session(master: str = "local[2]") -> Any:
     return spark
 
 
+_COMPARED = ("rule", "cluster", "topic", "partition", "severity", "message", "suppressed")
+
+
 def finding_rows(findings: Any) -> set[tuple]:
     """(rule, cluster, topic, partition, severity, message, suppressed) of audit findings."""
-    return {(r.rule, r.cluster, r.topic, r.partition, r.severity, r.message, r.suppressed)
-            for r in findings.collect()}
+    return {tuple(r[c] for c in _COMPARED) for r in findings.collect()}
 
 
 def local_finding_rows(source: str, policy: Any, **options: Any) -> set[tuple]:
     """``finding_rows`` of the in-process audit engine."""
     from .spark.local import audit_locally
     findings, _ = audit_locally(source, policy, **options)
-    return {(r["rule"], r["cluster"], r["topic"], r["partition"], r["severity"], r["message"],
-             r["suppressed"]) for r in findings}
+    return {tuple(r[c] for c in _COMPARED) for r in findings}
 
 
 def lint_rows(paths: list[Path], policy: str | None = None, select: list[str] | None = None

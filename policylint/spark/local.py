@@ -110,12 +110,14 @@ def apply_policy(rows: list[tuple], policy: CompiledPolicy) -> list[dict]:
     return out
 
 
+def _nulls_first(values: Any) -> tuple:
+    """A sort key of ``values`` that puts nulls first, as Spark sorts."""
+    return tuple((v is not None, v if v is not None else "") for v in values)
+
+
 def sort_findings(rows: list[dict]) -> list[dict]:
-    """By cluster, then ORDER; nulls first, as Spark sorts."""
-    def key(row: dict) -> tuple:
-        return tuple((row[c] is not None, row[c] if row[c] is not None else "")
-                     for c in ("cluster",) + ORDER)
-    return sorted(rows, key=key)
+    """By cluster, then ORDER."""
+    return sorted(rows, key=lambda row: _nulls_first(row[c] for c in ("cluster",) + ORDER))
 
 
 def summarize(findings: list[dict]) -> list[dict]:
@@ -125,8 +127,7 @@ def summarize(findings: list[dict]) -> list[dict]:
         if not f["suppressed"]:
             counts[(f["cluster"], f["captured_at"], f["rule"], f["severity"])] += 1
     return [dict(cluster=k[0], captured_at=k[1], rule=k[2], severity=k[3], findings=n)
-            for k, n in sorted(counts.items(), key=lambda kv: tuple(
-                (v is not None, v or "") for v in kv[0]))]
+            for k, n in sorted(counts.items(), key=lambda kv: _nulls_first(kv[0]))]
 
 
 def snapshot_rows(path: str, data: bytes) -> list[tuple]:

@@ -45,13 +45,14 @@ def choose_engine(engine: str, source: str, input_format: str,
 def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str = "parquet",
               master: str | None = None, policy: str | None = None,
               select: list[str] | None = None, ignore: list[str] | None = None,
-              report: str | None = None, engine: str = "auto",
+              report: str | None = None, engine: str, why: str,
               fail_on: str | None = None, verbose: bool = False) -> int:
-    """Runs the audit; returns the exit status (1: a finding at or above ``fail_on``)."""
+    """Runs the audit on ``engine`` (local, spark or spark-generic), chosen by
+    ``choose_engine`` for the reason ``why``; returns the exit status (1: a finding at or
+    above ``fail_on``)."""
     chosen = load_policy(policy)
     check_selectors((select or []) + (ignore or []))
     started = time.perf_counter()
-    engine, why = choose_engine(engine, source, input_format, master)
     say(f"engine: {engine}: {why}")
     if engine == "local":
         findings, captures = audit_locally(source, chosen, select, ignore)

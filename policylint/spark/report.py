@@ -11,8 +11,8 @@ import html
 from collections import Counter, defaultdict
 
 from .. import __version__
-
-SEVERITIES = ("error", "warning", "note")
+from ..model import SEVERITIES
+from ..words import plural
 FAMILIES = {"PL1": "inputs", "PL2": "replication factor (KIP-860)",
             "PL3": "in-sync replicas (KIP-352, KIP-579)", "PL4": "racks",
             "PL5": "placeholders (KIP-409)", "PL6": "topic configs",
@@ -24,7 +24,7 @@ EVERY = object()  # headline(): of the whole fleet (None names findings of no cl
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+    return f"{n:,} {plural(n, word)}"
 
 
 def _key(f: dict) -> tuple:
