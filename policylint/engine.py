@@ -74,6 +74,8 @@ class Context:
     _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
     _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
     _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
+    _min_isrs: dict[int, list] = field(default_factory=dict)  # id(target) -> _min_isr_topics
+    _releases: dict[int, str] = field(default_factory=dict)  # id(profile) -> kafka_release
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -111,10 +113,14 @@ class Context:
     def kafka_release(self, target: Any) -> str:
         """The known Kafka release a target's topic configs are judged by: its cluster's
         version, else the policy's, else the newest (``policylint.kafka_configs``)."""
-        from . import kafka_configs
         profile = self.profile_for(target)
-        version = profile.kafka_version if profile is not None else None
-        return kafka_configs.resolve(version or self.policy.kafka_version)  # remembered
+        found = self._releases.get(id(profile))
+        if found is None:
+            from . import kafka_configs
+            version = profile.kafka_version if profile is not None else None
+            found = self._releases[id(profile)] = kafka_configs.resolve(
+                version or self.policy.kafka_version)
+        return found
 
     def topic_rf(self, snapshot: Snapshot, topic: Any) -> int | None:
         """A snapshot topic's replication factor (``kafka.snapshot_topic_rf``: its
@@ -166,6 +172,8 @@ class Context:
         """Every replica list of a plan, snapshot or manifest, judged once per distinct list
         (``.failing(verdict)``). ``final``: a snapshot's target replicas (replicas -
         removing) rather than its replicas."""
+        if type(target) is TopicSpec and not target.assignment:
+            return _NO_LISTS  # most manifests: five rules ask, per manifest
         return self._view(ReplicaLists, target, final and isinstance(target, Snapshot))
 
     def min_isr_subjects(self, target: Any, breaks: Callable[[int, int], Any]
@@ -174,12 +182,8 @@ class Context:
         holds. Manifests: topic-level, RF as declared. Snapshots: topic-level, the smallest
         current RF. Plans: per entry, its replica count."""
         if isinstance(target, (TopicSpec, Snapshot)):
-            topics = [(target, manifest_rf(target, self.profile), self.profile, "rf")] \
-                if isinstance(target, TopicSpec) else \
-                [(t, smallest_rf(t), target.profile, "name") for t in target.topics.values()]
-            for topic, rf, profile, otherwise in topics:
-                min_isr = effective_min_isr(topic.config, profile)
-                if rf is not None and breaks(rf, min_isr):
+            for topic, rf, min_isr, profile, otherwise in self._min_isr_topics(target):
+                if breaks(rf, min_isr):
                     at = topic.where("config", "min.insync.replicas") \
                         if "min.insync.replicas" in topic.config else topic.where(otherwise)
                     yield MinIsrSubject(topic.name, None, rf, min_isr, at,
@@ -201,6 +205,19 @@ class Context:
                                     min_isr_is_default(self.topic_config(move.topic),
                                                        self.profile))
 
+    def _min_isr_topics(self, target: TopicSpec | Snapshot) -> list[tuple]:
+        """(topic, RF, effective minISR, profile, where the RF is) of a manifest or of each
+        topic of a snapshot with a known RF, once per target: three rules ask."""
+        found = self._min_isrs.get(id(target))
+        if found is None:
+            topics = [(target, manifest_rf(target, self.profile), self.profile, "rf")] \
+                if isinstance(target, TopicSpec) else \
+                [(t, smallest_rf(t), target.profile, "name") for t in target.topics.values()]
+            found = self._min_isrs[id(target)] = [
+                (topic, rf, effective_min_isr(topic.config, profile), profile, otherwise)
+                for topic, rf, profile, otherwise in topics if rf is not None]
+        return found
+
     def _view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told
         apart by identity."""
@@ -212,6 +229,9 @@ class Context:
         if view is None:
             view = views[key] = build(*args)
         return view
+
+
+_NO_LISTS = ReplicaLists(None)
 
 
 def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:

@@ -47,6 +47,7 @@ class Schema:
         self.root = schema
         self._types: dict[int, Any] = {}
         self._checks: dict[type, Any] = {}  # marker type -> its check (see _checked)
+        self._verdicts: dict[tuple, bool] = {}  # (marker, value as a key) -> its check's
         self.type = self._translate(schema)
         self._decoder = msgspec.json.Decoder(self.type, dec_hook=self._hook)
         self._reference = None
@@ -272,9 +273,24 @@ class Schema:
 
     def _hook(self, kind: type, value: Any) -> Any:
         check = self._checks.get(kind)
-        if check is None or not check(value):
+        if check is None:
+            raise msgspec.ValidationError("refused by the schema")
+        # Files repeat the same few configs and counts: each is judged once. The key tells
+        # 1, 1.0 and True apart; a value holding a list or mapping is unhashable, not kept.
+        key = (kind, type(value), value) if type(value) is not dict else \
+            (kind, tuple(value.items()), tuple(map(type, value.values())))
+        try:
+            ok = self._verdicts[key]
+        except (KeyError, TypeError) as missing:
+            ok = check(value)
+            if isinstance(missing, KeyError) and len(self._verdicts) < _VERDICTS:
+                self._verdicts[key] = ok
+        if not ok:
             raise msgspec.ValidationError("refused by the schema")
         return kind(value) if issubclass(kind, dict) else kind()
+
+
+_VERDICTS = 65536  # values remembered per schema, at most
 
 
 def _is_regex(value: Any) -> bool:

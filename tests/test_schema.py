@@ -108,3 +108,22 @@ def test_a_long_array_is_narrowed_to_its_refused_items():
 def test_unsupported_keyword_is_refused(keyword):
     with pytest.raises(ValueError, match="not supported"):
         Schema({"type": "object", "properties": {"x": keyword}})
+
+
+def test_values_judged_once_are_told_apart_by_type():
+    """Checked values are remembered (a repository repeats the same configs), yet 1, 1.0
+    and True stay distinct, as they are to the schema, in whichever order they come."""
+    topic = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaTopic",
+             "metadata": {"name": "t"}, "spec": {"partitions": 1, "replicas": 3}}
+    ours = validator("strimzi-topic")
+    for _ in range(2):
+        for value, ok in ((1, True), (True, False), (1.0, False), (-1, True), (0, False)):
+            assert ours.accepts({**topic, "spec": {**topic["spec"], "partitions": value}}) \
+                is ok, value
+        for config, ok in (({"min.insync.replicas": 2}, True),
+                           ({"min.insync.replicas": True}, False),
+                           ({"min.insync.replicas": "2"}, True),
+                           ({"min.insync.replicas": 2.0}, False),
+                           ({"retention.ms": [1]}, False)):
+            assert ours.accepts({**topic, "spec": {**topic["spec"], "config": config}}) \
+                is ok, config

@@ -238,7 +238,10 @@ class _TreeBuilder(_Builder):
                 if key in result:
                     raise _error(f"duplicate key '{key}' (an earlier value would be silently "
                                  "dropped)", key_node)
-                result[key] = self.build(value_node, depth + 1)
+                # a scalar, most values, without a call of its own
+                result[key] = (value_node.value if value_node.tag == _STR
+                               else _scalar(value_node)) \
+                    if type(value_node) is ScalarNode else self.build(value_node, depth + 1)
             return result
         if kind is SequenceNode and node.tag == _SEQ:
             return [self.build(item, depth + 1) for item in node.value]
