@@ -52,7 +52,7 @@ class Inputs:
     current: dict[tuple[str, int], list[int]] | None = None
 
 
-def display_name(path: Path) -> str:
+def display_name(path: str | Path) -> str:
     """Relative to the working directory, with ``/`` separators."""
     name = os.fspath(path)
     # a relative path is already relative to it: normalising it is relpath without the
@@ -61,25 +61,24 @@ def display_name(path: Path) -> str:
     return name.replace(os.sep, "/")
 
 
-def walk(paths: list[str]) -> Iterator[tuple[Path, bool]]:
+def walk(paths: list[str]) -> Iterator[tuple[str, bool]]:
     """(file, given explicitly) for every path; directories are walked in sorted order,
     skipping hidden directories and files that are not YAML or JSON."""
     seen: set[str] = set()
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
+    for path in paths:
+        if os.path.isdir(path):
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.endswith(EXTENSIONS) and not name.startswith("."):
-                        yield from _once(Path(root, name), False, seen)
+                        yield from _once(os.path.join(root, name), False, seen)
         elif os.path.lexists(path):  # a named file that cannot be read is a finding
             yield from _once(path, True, seen)
         else:
-            raise InputError(f"{raw}: no such file or directory")
+            raise InputError(f"{path}: no such file or directory")
 
 
-def _once(path: Path, explicit: bool, seen: set) -> Iterator[tuple[Path, bool]]:
+def _once(path: str, explicit: bool, seen: set) -> Iterator[tuple[str, bool]]:
     try:  # the file itself, however it is reached: one stat, not realpath's one per part
         info = os.stat(path)
         key: object = (info.st_dev, info.st_ino)
@@ -95,10 +94,11 @@ class NotRegular(ParseError):
     that leads nowhere. A walk skips it; named, it is a PL100."""
 
 
-def read(path: Path, max_size: int) -> SourceFile:
-    """The file's text; ParseError when it cannot be read, is no regular file, is too large,
-    not UTF-8 or empty. At most ``max_size`` + 1 bytes are read, whatever the file system
-    says of its size, and nothing waits for a writer (a FIFO is refused, not read)."""
+def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile:
+    """The file's text, shown as ``name`` (by default its ``display_name``); ParseError
+    when it cannot be read, is no regular file, is too large, not UTF-8 or empty. At most
+    ``max_size`` + 1 bytes are read, whatever the file system says of its size, and nothing
+    waits for a writer (a FIFO is refused, not read)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) |
                      getattr(os, "O_CLOEXEC", 0))
@@ -128,7 +128,7 @@ def read(path: Path, max_size: int) -> SourceFile:
     if len(data) > max_size:
         raise ParseError(f"file is larger than the {_mib(max_size)} limit (raise it with "
                          "--max-file-size)")
-    return decode(display_name(path), data, path.suffix.lower())
+    return decode(name or display_name(path), data, os.path.splitext(path)[1].lower())
 
 
 def _special(mode: int) -> str:
@@ -168,7 +168,7 @@ def parse(source: SourceFile) -> list[Document]:
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
     docs = load_json(source) if source.format == "json" else load_yaml(source)
-    if any(_is_list(doc) for doc in docs):
+    if "List" in source.text and any(_is_list(doc) for doc in docs):
         docs = [item for doc in docs for item in (
             [doc.item("items", i) for i in range(len(doc.data["items"]))]
             if _is_list(doc) else [doc])]
@@ -228,16 +228,17 @@ def validate(kind: str, doc: Document) -> list:
 Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explicitly, documents)
 
 
-def parse_files(files: list[tuple[Path, bool]], max_size: int = DEFAULT_MAX_FILE_SIZE
+def parse_files(files: list[tuple[str, bool]], max_size: int = DEFAULT_MAX_FILE_SIZE
                 ) -> list[Parsed]:
     """The documents of each file ``walk`` found, or why it could not be read."""
     parsed: list[Parsed] = []
     for path, explicit in files:
+        name = display_name(path)
         try:
-            docs: list[Document] | ParseError = parse(read(path, max_size))
+            docs: list[Document] | ParseError = parse(read(path, max_size, name))
         except ParseError as exc:
             docs = exc
-        parsed.append((display_name(path), explicit, docs))
+        parsed.append((name, explicit, docs))
     return parsed
 
 

@@ -21,22 +21,24 @@ def detect(data: dict) -> str | None:
     return None
 
 
+# where a KafkaTopic's fields are, by where its name is (shared by every manifest, read only)
+_PATHS = {name_path: {"name": name_path, "rf": ("spec", "replicas"),
+                      "partitions": ("spec", "partitions"), "config": ("spec", "config")}
+          for name_path in (("spec", "topicName"), ("metadata", "name"))}
+
+
 def topic_spec(doc: Document) -> TopicSpec:
     data = doc.data
     spec = data.get("spec") or {}
     metadata = data["metadata"]
-    if "topicName" in spec:
-        name, name_path = spec["topicName"], ("spec", "topicName")
-    else:
-        name, name_path = metadata["name"], ("metadata", "name")
+    named = "topicName" in spec
     return TopicSpec(
-        name=name,
+        name=spec["topicName"] if named else metadata["name"],
         rf=_declared(spec.get("replicas")),
         partitions=_declared(spec.get("partitions")),
         config=spec.get("config") or {},
         doc=doc,
-        paths={"name": name_path, "rf": ("spec", "replicas"),
-               "partitions": ("spec", "partitions"), "config": ("spec", "config")},
+        paths=_PATHS[("spec", "topicName") if named else ("metadata", "name")],
         annotations=metadata.get("annotations") or {},
         resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
         cluster=_labels(metadata).get(CLUSTER_LABEL),
