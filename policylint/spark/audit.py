@@ -17,12 +17,11 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
-from pyspark.sql.window import Window
 
 from ..policy import CompiledPolicy, Policy
 from . import io
 from .fallback import run_locally
-from .local import FINDING_COLUMNS, ORDER, audit_rules
+from .local import FINDING_COLUMNS, audit_rules, sort_findings
 from .native import run_native
 from .tables import KEY, Fleet
 
@@ -99,16 +98,20 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
 
 def recent_findings(findings: DataFrame) -> list[dict]:
     """The findings of each cluster's two latest captures (what the report and the console
-    summary read), in the order the engines write them."""
-    captures = findings.select("cluster", "captured_at").distinct().withColumn(
-        "_rank", F.dense_rank().over(Window.partitionBy("cluster")
-                                     .orderBy(F.col("captured_at").desc())))
-    recent = findings.join(captures.where("_rank <= 2").drop("_rank"),
-                           ["cluster", "captured_at"])
+    summary read), in the order the engines write them. The few captures are chosen here,
+    and the findings sorted here as the local engine sorts them: a sort in Spark costs a
+    sampling job and a shuffle for what Python sorts at once."""
+    latest: dict[str | None, list[str | None]] = {}
+    for cluster, captured_at in findings.select("cluster", "captured_at").distinct().collect():
+        latest.setdefault(cluster, []).append(captured_at)
+    pairs = [(cluster, at) for cluster, times in latest.items()
+             for at in sorted(times, key=lambda t: (t is not None, t or ""))[-2:]]
+    recent = findings.sparkSession.createDataFrame(pairs, "cluster string, captured_at string")
+    same = findings["cluster"].eqNullSafe(recent["cluster"]) & \
+        findings["captured_at"].eqNullSafe(recent["captured_at"])
     # through Arrow (pyarrow is in the spark extra): a third of the time of Row objects
-    return recent.orderBy(F.col("cluster").asc_nulls_first(),
-                          *[F.col(c).asc_nulls_first() for c in ORDER]
-                          ).select(*FINDING_COLUMNS).toArrow().to_pylist()
+    return sort_findings(findings.join(F.broadcast(recent), same, "left_semi")
+                         .select(*FINDING_COLUMNS).toArrow().to_pylist())
 
 
 def summarize(findings: DataFrame) -> DataFrame:

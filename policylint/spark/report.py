@@ -53,17 +53,26 @@ class Overview:
         then = {(f["cluster"],) + _key(f) for f in self.previous}
         self.change = {k: "new" if k[0] in before and k not in then else "open" for k in now}
         self.fixed = [f for f in self.previous if (f["cluster"],) + _key(f) not in now]
+        # per cluster, once: a headline per cluster must not read every finding again
+        self._latest_of: dict[object, list[dict]] = defaultdict(list)
+        for f in self.latest:
+            self._latest_of[f["cluster"]].append(f)
+        self._changes_of: dict[object, Counter] = defaultdict(Counter)
+        for k, v in self.change.items():
+            self._changes_of[k[0]][v] += 1
+        self._fixed_of = Counter(f["cluster"] for f in self.fixed)
 
     def headline(self, cluster: object = EVERY) -> dict:
-        rows = [f for f in self.latest if cluster is EVERY or f["cluster"] == cluster]
+        every = cluster is EVERY
+        rows = self.latest if every else self._latest_of.get(cluster, [])
         counts = Counter(f["severity"] for f in rows)
         out = {s: counts[s] for s in SEVERITIES}
         out["topics"] = len({(f["cluster"], f["topic"]) for f in rows if f["topic"]})
-        if cluster is EVERY or cluster in self.previous_at:
-            changes = Counter(v for k, v in self.change.items()
-                              if cluster is EVERY or k[0] == cluster)
-            out.update(new=changes["new"], open=changes["open"], fixed=sum(
-                1 for f in self.fixed if cluster is EVERY or f["cluster"] == cluster))
+        if every or cluster in self.previous_at:
+            changes = Counter(self.change.values()) if every \
+                else self._changes_of.get(cluster, Counter())
+            out.update(new=changes["new"], open=changes["open"],
+                       fixed=len(self.fixed) if every else self._fixed_of[cluster])
         return out
 
     def worst_topics(self, n: int = 10) -> list[tuple]:
