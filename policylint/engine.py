@@ -6,7 +6,7 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import compress, count
+from itertools import chain, compress, count, repeat
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
@@ -317,11 +317,12 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         options = policy.options[rule.code]
         if not rule.applies(options):
             continue
-        check, extend = rule.check, findings.extend
         for ctx, targets in runs:
             for kind in rule.targets:
-                for target in (targets.get(kind, ()) if kind != "run" else (ctx,)):
-                    extend(check(target, ctx, options))
+                checked = targets.get(kind, ()) if kind != "run" else (ctx,)
+                # the loop over targets in C: 10,000 manifests are 10,000 calls per rule
+                findings.extend(chain.from_iterable(
+                    map(rule.check, checked, repeat(ctx), repeat(options))))
     findings.extend(_expired_exemptions(policy))
     for finding in findings:
         rule = policy.rules[finding.rule]
