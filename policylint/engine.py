@@ -9,6 +9,7 @@ from functools import lru_cache
 from itertools import chain, compress, count, repeat
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+from . import kafka_configs
 from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
                     snapshot_topic_rf)
 from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
@@ -75,7 +76,6 @@ class Context:
     _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
     _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
     _min_isrs: dict[int, list] = field(default_factory=dict)  # id(target) -> _min_isr_topics
-    _releases: dict[int, str] = field(default_factory=dict)  # id(profile) -> kafka_release
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -114,13 +114,8 @@ class Context:
         """The known Kafka release a target's topic configs are judged by: its cluster's
         version, else the policy's, else the newest (``policylint.kafka_configs``)."""
         profile = self.profile_for(target)
-        found = self._releases.get(id(profile))
-        if found is None:
-            from . import kafka_configs
-            version = profile.kafka_version if profile is not None else None
-            found = self._releases[id(profile)] = kafka_configs.resolve(
-                version or self.policy.kafka_version)
-        return found
+        version = profile.kafka_version if profile is not None else None
+        return kafka_configs.resolve(version or self.policy.kafka_version)  # remembered
 
     def topic_rf(self, snapshot: Snapshot, topic: Any) -> int | None:
         """A snapshot topic's replication factor (``kafka.snapshot_topic_rf``: its
@@ -245,7 +240,6 @@ def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, 
 @lru_cache(maxsize=4096)
 def _config_issues(release: str, prefixes: tuple, items: tuple) -> tuple[tuple, ...]:
     """(key, value, release, status, problem) of the keys of one config worth reporting."""
-    from . import kafka_configs
     found = []
     for key, value in items:
         if prefixes and key.startswith(prefixes):

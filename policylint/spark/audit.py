@@ -23,6 +23,7 @@ from . import io
 from .fallback import run_locally
 from .local import FINDING_COLUMNS, audit_rules, sort_findings
 from .native import run_native
+from .report import capture_order
 from .tables import KEY, Fleet
 
 QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
@@ -105,7 +106,7 @@ def recent_findings(findings: DataFrame) -> list[dict]:
     for cluster, captured_at in findings.select("cluster", "captured_at").distinct().collect():
         latest.setdefault(cluster, []).append(captured_at)
     pairs = [(cluster, at) for cluster, times in latest.items()
-             for at in sorted(times, key=lambda t: (t is not None, t or ""))[-2:]]
+             for at in capture_order(times)[-2:]]
     recent = findings.sparkSession.createDataFrame(pairs, "cluster string, captured_at string")
     same = findings["cluster"].eqNullSafe(recent["cluster"]) & \
         findings["captured_at"].eqNullSafe(recent["captured_at"])

@@ -27,6 +27,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {plural(n, word)}"
 
 
+def capture_order(times: list[str | None]) -> list[str | None]:
+    """A cluster's distinct capture times, oldest first (a capture without a time first)."""
+    return sorted(set(times), key=lambda t: (t is not None, t or ""))
+
+
 def _key(f: dict) -> tuple:
     return (f["rule"], f["topic"], f["partition"])
 
@@ -36,8 +41,7 @@ class Overview:
     capture time of every cluster audited (clusters without findings count too)."""
 
     def __init__(self, recent: list[dict], captures: dict[str | None, list[str]]):
-        self.captures = {c: sorted(set(times), key=lambda t: t or "")
-                         for c, times in captures.items()}
+        self.captures = {c: capture_order(times) for c, times in captures.items()}
         for f in recent:
             self.captures.setdefault(f["cluster"], [f["captured_at"]])
         self.clusters = sorted(self.captures, key=lambda c: (c is not None, c or ""))
