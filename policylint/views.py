@@ -8,7 +8,7 @@ from collections import Counter
 from functools import cached_property
 from itertools import compress, count, groupby, repeat
 from operator import attrgetter, gt, lt, ne
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .kafka import REMOVING, REPLICAS, isr_sizes, replica_counts
 from .model import PartitionState, Plan, Ref, Snapshot, TopicSpec, TopicState, current_rf, \
@@ -79,13 +79,16 @@ class ReplicaLists:
         owner = self.owners[i]
         return ReplicaList(owner.name, item.partition, replicas, owner, item, verdict)
 
-    def failing(self, verdict: Callable[[tuple[int, ...]], Any]) -> Iterator[ReplicaList]:
-        """Each list whose ``verdict(tuple of ids)`` is truthy, with that verdict."""
+    def failing(self, verdict: Callable[[tuple[int, ...]], Any]) -> Iterable[ReplicaList]:
+        """Each list whose ``verdict(tuple of ids)`` is truthy, with that verdict. (Most
+        manifests have no list: five rules ask each of them, so nothing is built then.)"""
+        if not self.distinct:
+            return ()
         failing = {key: found for key in self.distinct if (found := verdict(key))}
         if not failing:
-            return
-        for i in compress(count(), map(failing.__contains__, map(tuple, self.lists))):
-            yield self._entry(i, failing[tuple(self.lists[i])])
+            return ()
+        return (self._entry(i, failing[tuple(self.lists[i])]) for i in compress(
+            count(), map(failing.__contains__, map(tuple, self.lists))))
 
 
 class PlanView:

@@ -84,6 +84,36 @@ def test_large_input_paths_agree_with_the_plain_ones(seed, tmp_path, monkeypatch
     assert plain[0]  # the generated inputs do break rules
 
 
+KINDS_AND_ORDERS = [
+    # a snapshot whose topics come first, its kind last
+    '{"topics": [{"name": "t", "partitions": [{"partition": 0, "replicas": [1, 1]}]}],\n'
+    ' "brokers": [{"id": 1}], "cluster": "c", "version": 1, "kind": "ClusterSnapshot"}\n',
+    # a plan with a key the format lacks, and one with the snapshot's kind
+    '{"partitions": [{"topic": "t", "partition": 0, "replicas": [1, 1]}], "kind": "x"}\n',
+    '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1]}],\n'
+    ' "kind": "ClusterSnapshot"}\n',
+    # a snapshot that breaks its schema, a KafkaTopic and a List in JSON
+    '{"kind": "ClusterSnapshot", "version": 1, "cluster": "c", "brokers": [{"id": "1"}]}\n',
+    '{"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaTopic",\n'
+    ' "metadata": {"name": "t"}, "spec": {"partitions": 0}}\n',
+    '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "kafka.strimzi.io/v1beta2",'
+    '\n "kind": "KafkaTopic", "metadata": {"name": "t"}, "spec": {"replicas": 1}}]}\n',
+]
+
+
+@pytest.mark.parametrize("text", KINDS_AND_ORDERS)
+def test_a_large_file_is_told_plan_or_snapshot_as_the_plain_path_tells_it(text, tmp_path,
+                                                                          monkeypatch):
+    """A large JSON file is decoded as a plan, else as a snapshot, else as plain data: the
+    guess must not change what any file means, whatever its kind and key order."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.json").write_text(text)
+    plain = findings(["in.json"], None)
+    monkeypatch.setattr(jsondoc, "TYPED_FROM", 1)
+    assert findings(["in.json"], None) == plain
+    assert plain  # each breaks a rule or the schema, or is no document policylint knows
+
+
 @pytest.mark.parametrize("text, where", [
     ('{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1]},\n'
      ' {"topic": "t", "partition": 1, "partition": 2, "replicas": [1]}]}', (2, 33)),

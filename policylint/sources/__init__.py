@@ -9,6 +9,7 @@ problems with how policylint was called (a missing path, a broken context file) 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ _SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
             "snapshot": "snapshot"}
 _DETECTORS = (strimzi.detect, snapshot.detect, kafka_tools.detect, reassignment.detect)
 _TYPED = ("reassignment", "snapshot")  # kinds the model is built from as msgspec types
+_FIRST_CHARACTER = re.compile(r"\s*(\S?)")
 
 
 class InputError(Exception):
@@ -149,9 +151,11 @@ def decode(name: str, data: bytes, suffix: str) -> SourceFile:
         column = exc.start - data.rfind(b"\n", 0, exc.start)
         raise ParseError(f"not a UTF-8 text file (byte 0x{data[exc.start]:02x} cannot be "
                          "decoded)", line, column) from None
-    if not text.strip():
+    # (neither strips a copy of the text: a large file ends with a newline)
+    if not text or text.isspace():
         raise ParseError("file is empty")
-    looks_json = suffix not in (".yaml", ".yml") and text.lstrip()[:1] in ("{", "[")
+    looks_json = suffix not in (".yaml", ".yml") and \
+        _FIRST_CHARACTER.match(text).group(1) in ("{", "[")
     return SourceFile(name, text, "json" if suffix == ".json" or looks_json else "yaml")
 
 
@@ -168,7 +172,8 @@ def parse(source: SourceFile) -> list[Document]:
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
     docs = load_json(source) if source.format == "json" else load_yaml(source)
-    if "List" in source.text and any(_is_list(doc) for doc in docs):
+    # a file of many documents is searched for "List" first; a large JSON document is not
+    if (len(docs) == 1 or "List" in source.text) and any(map(_is_list, docs)):
         docs = [item for doc in docs for item in (
             [doc.item("items", i) for i in range(len(doc.data["items"]))]
             if _is_list(doc) else [doc])]

@@ -35,13 +35,6 @@ _ENCODE = msgspec.json.Encoder().encode
 _DECODE_ERRORS = (msgspec.MsgspecError, RecursionError, TypeError)
 
 
-class _Head(msgspec.Struct):
-    """What tells a plan from a snapshot, read without building the rest."""
-    kind: Any = None
-    apiVersion: Any = msgspec.UNSET
-    partitions: msgspec.Raw = msgspec.UNSET
-
-
 class _Duplicate(Exception):
     pass
 
@@ -77,23 +70,15 @@ def load_json(source: SourceFile) -> list[Document]:
 
 def _typed(text: str) -> Any:
     """A large plan or snapshot in its schema's types; None when it is something else or
-    not valid (the plain path then reports why)."""
-    try:
-        head = msgspec.json.decode(text, type=_Head)
-    except _DECODE_ERRORS:
-        return None
-    if head.kind == "ClusterSnapshot":
-        kind = "snapshot"
-    elif head.kind is None and head.apiVersion is msgspec.UNSET and \
-            head.partitions is not msgspec.UNSET:
-        kind = "reassignment"
-    else:
-        return None
-    try:
-        typed = validator(kind).decode(text)
-    except _DECODE_ERRORS:
-        return None
-    return typed if _no_duplicates(text, typed) else None
+    not valid (the plain path then reports why). Each schema refuses the other's keys, so a
+    wrong guess fails at the first key only the other kind has."""
+    for kind in ("reassignment", "snapshot"):
+        try:
+            typed = validator(kind).decode(text)
+        except _DECODE_ERRORS:
+            continue
+        return typed if _no_duplicates(text, typed) else None
+    return None
 
 
 def _no_duplicates(text: str, value: Any) -> bool:
