@@ -68,7 +68,13 @@ class ReplicaLists:
             self.items, self.lists = range(len(target.assignment)), target.assignment
         else:
             self.items, self.lists = (), []
-        self.distinct = set(map(tuple, self.lists))
+        keys = list(map(tuple, self.lists))
+        #: each distinct list, numbered; and the number of each entry's list, so that each
+        #: rule finds its failing entries by small ints, not by tupling every list again
+        self.distinct: dict[tuple[int, ...], int] = dict.fromkeys(keys)
+        for number, key in enumerate(self.distinct):
+            self.distinct[key] = number
+        self._numbers = list(map(self.distinct.__getitem__, keys))
 
     def _entry(self, i: int, verdict: Any) -> ReplicaList:
         item, replicas = self.items[i], self.lists[i]
@@ -84,11 +90,12 @@ class ReplicaLists:
         manifests have no list: five rules ask each of them, so nothing is built then.)"""
         if not self.distinct:
             return ()
-        failing = {key: found for key in self.distinct if (found := verdict(key))}
+        failing = {number: found for key, number in self.distinct.items()
+                   if (found := verdict(key))}
         if not failing:
             return ()
-        return (self._entry(i, failing[tuple(self.lists[i])]) for i in compress(
-            count(), map(failing.__contains__, map(tuple, self.lists))))
+        return (self._entry(i, failing[self._numbers[i]]) for i in compress(
+            count(), map(failing.__contains__, self._numbers)))
 
 
 class PlanView:
