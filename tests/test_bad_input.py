@@ -42,6 +42,34 @@ def test_deep_nesting_is_a_located_parse_error(tmp_path, monkeypatch, name, cont
     assert by_file["topic.yaml"]["rule"] == "PL301"
 
 
+def _nested(block: int, flow: int, indent: int) -> str:
+    """A document ``block`` block mappings deep (each key ``indent`` columns right of its
+    parent's), then ``flow`` flow sequences."""
+    lines = [" " * (indent * level) + f"k{level}:" for level in range(block)]
+    lines[-1] += " " + "[" * flow + "x" + "]" * flow
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("block, flow, indent", [
+    (200, 0, 1), (199, 1, 1), (100, 100, 1), (1, 199, 1), (100, 100, 0), (199, 1, 2)])
+@pytest.mark.parametrize("over", [0, 1])
+def test_nesting_just_within_the_limit_is_read_and_one_more_level_is_refused(
+        block, flow, indent, over):
+    """Wherever the levels come from, block or flow: 200 are read, 201 refused (the bound
+    that skips the exact depth count must never skip a text that is too deep)."""
+    from policylint.sources.document import ParseError, SourceFile
+    from policylint.sources.yamldoc import MAX_DEPTH, load_yaml
+    assert block + flow == MAX_DEPTH
+    text = _nested(block, flow + over, indent) if indent else \
+        "[" * (flow + over) + "{a: " * block + "1" + "}" * block + "]" * (flow + over)
+    try:
+        load_yaml(SourceFile("t.yaml", text, "yaml"))
+    except ParseError as exc:
+        assert over and "nesting is deeper than" in exc.message
+    else:
+        assert not over
+
+
 def test_every_bad_file_of_a_run_is_reported(tmp_path, monkeypatch):
     files = {
         "a.yaml": "key: [unclosed\n",

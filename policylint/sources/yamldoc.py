@@ -9,6 +9,7 @@ event stream first whenever the text could possibly be that deep).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -106,7 +107,8 @@ def _check_depth(text: str) -> None:
     collection starts to the right of its parent, or in the same column for a sequence in a
     mapping, so block levels are at most twice the longest line."""
     flow = text.count("[") + text.count("{")
-    if flow + 2 * (len(max(text.splitlines(), key=len, default="")) + 1) <= MAX_DEPTH:
+    longest = (MAX_DEPTH - flow) // 2 - 1  # the longest line that keeps the bound
+    if longest >= 0 and _lines_within(longest).fullmatch(text):
         return
     depth = 0
     try:
@@ -121,6 +123,14 @@ def _check_depth(text: str) -> None:
                 depth -= 1
     except yaml.YAMLError:
         return  # load_yaml reports the syntax error with its position
+
+
+@lru_cache(maxsize=None)  # one per flow count below MAX_DEPTH, at most
+def _lines_within(length: int) -> re.Pattern:
+    """Matches text whose lines are at most ``length`` characters long, at C speed without
+    making a string of each line. Lines are parted at newlines alone, so none is shorter
+    than YAML's: the bound stays safe."""
+    return re.compile(rf"(?:[^\n]{{0,{length}}}+\n)*+[^\n]{{0,{length}}}+")
 
 
 class _Locator:
