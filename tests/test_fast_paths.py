@@ -168,3 +168,19 @@ def test_yaml_integers_keep_their_yaml_1_1_meaning_on_the_short_way():
     [doc] = load_yaml(SourceFile("t.yaml", YAML_TEXTS[0], "yaml"))
     assert doc.data == {"a": 12, "b": 8, "c": 1000, "d": 31, "e": -5, "f": 90, "g": 1.5,
                         "h": True, "i": None, "j": "2026-11-23"}
+
+
+@pytest.mark.parametrize("top", ["tree", "./tree/", "tree//sub/..", "ABSOLUTE", "."])
+def test_a_walked_file_is_named_as_its_path_alone_would_be(top, tmp_path, monkeypatch):
+    """A directory's display name is made once for its files: each must still be named as
+    ``display_name`` names its path, whatever form the directory was given in."""
+    from policylint.sources import display_name, walk
+    monkeypatch.chdir(tmp_path)
+    for folder in ("tree", "tree/sub", "tree/sub/deeper"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "t.yaml").write_text("a: 1\n")
+    top = str(tmp_path / "tree") if top == "ABSOLUTE" else top
+    walked = list(walk([top]))
+    assert len(walked) == 3
+    assert [name for _, name, _ in walked] == [display_name(path) for path, _, _ in walked]
+    assert all(not name.startswith(("/", "./")) for _, name, _ in walked)

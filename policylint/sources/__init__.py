@@ -63,24 +63,31 @@ def display_name(path: str | Path) -> str:
     return name.replace(os.sep, "/")
 
 
-def walk(paths: list[str]) -> Iterator[tuple[str, bool]]:
-    """(file, given explicitly) for every path; directories are walked in sorted order,
-    skipping hidden directories and files that are not YAML or JSON."""
+Walked = tuple[str, str, bool]  # (path, display name, given explicitly)
+
+
+def walk(paths: list[str]) -> Iterator[Walked]:
+    """Every file of ``paths`` with its display name; directories are walked in sorted
+    order, skipping hidden directories and files that are not YAML or JSON."""
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                # the directory's display name, made once for its files (an absolute path
+                # costs a relpath each)
+                shown = display_name(root)
+                prefix = "" if shown == "." else shown + "/"
                 for name in sorted(names):
                     if name.endswith(EXTENSIONS) and not name.startswith("."):
-                        yield from _once(os.path.join(root, name), False, seen)
+                        yield from _once(os.path.join(root, name), prefix + name, False, seen)
         elif os.path.lexists(path):  # a named file that cannot be read is a finding
-            yield from _once(path, True, seen)
+            yield from _once(path, display_name(path), True, seen)
         else:
             raise InputError(f"{path}: no such file or directory")
 
 
-def _once(path: str, explicit: bool, seen: set) -> Iterator[tuple[str, bool]]:
+def _once(path: str, name: str, explicit: bool, seen: set) -> Iterator[Walked]:
     try:  # the file itself, however it is reached: one stat, not realpath's one per part
         info = os.stat(path)
         key: object = (info.st_dev, info.st_ino)
@@ -88,7 +95,7 @@ def _once(path: str, explicit: bool, seen: set) -> Iterator[tuple[str, bool]]:
         key = os.path.realpath(path)
     if key not in seen:
         seen.add(key)
-        yield path, explicit
+        yield path, name, explicit
 
 
 class NotRegular(ParseError):
@@ -233,12 +240,10 @@ def validate(kind: str, doc: Document) -> list:
 Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explicitly, documents)
 
 
-def parse_files(files: list[tuple[str, bool]], max_size: int = DEFAULT_MAX_FILE_SIZE
-                ) -> list[Parsed]:
+def parse_files(files: list[Walked], max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Parsed]:
     """The documents of each file ``walk`` found, or why it could not be read."""
     parsed: list[Parsed] = []
-    for path, explicit in files:
-        name = display_name(path)
+    for path, name, explicit in files:
         try:
             docs: list[Document] | ParseError = parse(read(path, max_size, name))
         except ParseError as exc:

@@ -21,7 +21,7 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
     path globs. InputError for problems with the call itself (a missing path, a broken
     context file, a plan no rule places)."""
     files = list(walk(paths))
-    walked = {os.path.realpath(path) for path, _ in files} if clusters else set()
+    walked = {os.path.realpath(path) for path, _, _ in files} if clusters else set()
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
     parsed = parse_files(files, max_size)
     inputs = load(parsed)
