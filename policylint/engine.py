@@ -230,18 +230,20 @@ _NO_LISTS = ReplicaLists(None)
 
 
 def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:
-    items = tuple(config.items())
-    try:
-        return _config_issues(release, prefixes, items)
+    keys, values = tuple(config), tuple(config.values())
+    try:  # the types are part of the key: 1, 1.0 and true are equal, and not to Kafka
+        return _config_issues(release, prefixes, keys, values, tuple(map(type, values)))
     except TypeError:  # a value that is no scalar (the schema refused it): judged anew
-        return _config_issues.__wrapped__(release, prefixes, items)
+        return _config_issues.__wrapped__(release, prefixes, keys, values, ())
 
 
 @lru_cache(maxsize=4096)
-def _config_issues(release: str, prefixes: tuple, items: tuple) -> tuple[tuple, ...]:
-    """(key, value, release, status, problem) of the keys of one config worth reporting."""
+def _config_issues(release: str, prefixes: tuple, keys: tuple, values: tuple,
+                   types: tuple) -> tuple[tuple, ...]:
+    """(key, value, release, status, problem) of the keys of one config worth reporting
+    (``types``: of the values, for the memo alone)."""
     found = []
-    for key, value in items:
+    for key, value in zip(keys, values):
         if prefixes and key.startswith(prefixes):
             continue
         status = kafka_configs.status(key, release)

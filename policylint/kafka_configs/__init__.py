@@ -64,7 +64,7 @@ def known_versions() -> list[str]:
     return sorted(_versions(), key=_key)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=256, typed=True)  # 4 and 4.0 are equal, and not the same version
 def resolve(version: Any) -> str:
     """The known release a Kafka version is judged by (``None``: the newest)."""
     known = known_versions()
