@@ -111,3 +111,19 @@ def test_alias_bomb_is_bounded(tmp_path, monkeypatch):
     code, out = lint_json(tmp_path, monkeypatch, "bomb.yaml")
     assert [f["rule"] for f in out["findings"]] == ["PL100"]
     assert "alias" in out["findings"][0]["message"]
+
+
+@pytest.mark.parametrize("documents, refused", [(1, False), (20, True)])
+def test_the_alias_budget_is_the_whole_files(documents, refused):
+    """Each document expands a moderate alias on its own; together they build far more
+    values than the file's size allows, and the file is refused (one document is read)."""
+    from policylint.sources.document import ParseError, SourceFile
+    from policylint.sources.yamldoc import load_yaml
+    doc = "a: &a [" + ", ".join(["x"] * 100) + "]\nb: [" + ", ".join(["*a"] * 100) + "]\n"
+    text = "---\n".join([doc] * documents)
+    try:
+        load_yaml(SourceFile("t.yaml", text, "yaml"))
+    except ParseError as exc:
+        assert refused and "alias expansion is too large" in exc.message
+    else:
+        assert not refused

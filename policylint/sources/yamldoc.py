@@ -74,19 +74,17 @@ def load_yaml(source: SourceFile) -> list[Document]:
     """All documents of a YAML file; raises ParseError for anything that is not plain YAML."""
     text = source.text
     _check_depth(text)
-    budget = 2 * len(text) + 100_000  # values built; only alias expansion can exceed it
     docs: list[Document] = []
-    # Without an anchor no node is shared: no alias to expand or recurse into
-    build = _Builder if "&" in text else _TreeBuilder
+    # Without an anchor no node is shared: no alias to expand or recurse into. The budget
+    # bounds the values built in the whole file; only alias expansion can exceed it.
+    builder = (_Builder if "&" in text else _TreeBuilder)(2 * len(text) + 100_000)
     loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
-            builder = build(budget)
-            data = builder.build(node, 0)
-            budget -= builder.count
-            docs.append(Document(source, data, len(docs), _Locator(node).locate,
-                                 node.start_mark.line + 1, node.end_mark.line + 1))
+            docs.append(Document(source, builder.build(node, 0), len(docs),
+                                 _Locator(node).locate, node.start_mark.line + 1,
+                                 node.end_mark.line + 1))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or str(exc)
