@@ -267,10 +267,12 @@ def _topic_configs(target: Any) -> list[TopicConfig]:
 
 def _by_metric_name(source: dict | list) -> dict[str, list[str]]:
     """(see ``Context.by_metric_name``) ``source``: a snapshot's topics, or manifests."""
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[str]] = {}
     for name in source if isinstance(source, dict) else (spec.name for spec in source):
-        found.setdefault(name.replace(".", "_"), set()).add(name)
-    return {metric: sorted(same) for metric, same in found.items()}
+        found.setdefault(name.replace(".", "_"), []).append(name)
+    # most names share their metric name with no other: nothing to sort or de-duplicate
+    return {metric: same if len(same) == 1 else sorted(set(same))
+            for metric, same in found.items()}
 
 
 @dataclass
