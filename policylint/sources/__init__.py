@@ -20,7 +20,9 @@ from ..schema import format_path
 from . import kafka_tools, reassignment, snapshot, strimzi
 from .clusters import Group, Placement
 from .document import Document, ParseError, SourceFile
+from .jsondoc import load_json
 from .schemas import validator
+from .yamldoc import load_yaml
 
 DEFAULT_MAX_FILE_SIZE = 256 * 2**20
 EXTENSIONS = (".yaml", ".yml", ".json")
@@ -174,8 +176,6 @@ def parse(source: SourceFile) -> list[Document]:
     """The documents of a file: YAML documents, a JSON document, the JSON parts of the Kafka
     tool's printed output; the items of a ``kind: List`` (``kubectl get -o yaml``) each a
     document of its own."""
-    from .jsondoc import load_json
-    from .yamldoc import load_yaml
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
     docs = load_json(source) if source.format == "json" else load_yaml(source)
