@@ -58,6 +58,9 @@ class Rule:
     #: whether ``check`` reads a snapshot's partitions: the audit's generic path leaves
     #: them out (most of a fleet's rows) for rules that read only topics and brokers
     reads_partitions: ClassVar[bool] = True
+    #: whether ``check`` judges replica lists alone (``ctx.replica_lists``): a manifest has
+    #: them only in an explicit assignment, so the others are not passed to it
+    replica_lists_only: ClassVar[bool] = False
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())

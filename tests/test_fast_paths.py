@@ -184,3 +184,36 @@ def test_a_walked_file_is_named_as_its_path_alone_would_be(top, tmp_path, monkey
     assert len(walked) == 3
     assert [name for _, name, _ in walked] == [display_name(path) for path, _, _ in walked]
     assert all(not name.startswith(("/", "./")) for _, name, _ in walked)
+
+
+def test_replica_list_rules_see_only_the_manifests_that_have_replica_lists():
+    """A manifest has replica lists only in an explicit assignment: the engine passes the
+    others to no rule that judges replica lists alone, and still judges the ones it has."""
+    from policylint.engine import Context, run
+    from policylint.model import TopicSpec
+    from policylint.policy import Policy
+    from policylint.registry import all_rules
+    from policylint.rule import Rule
+    from policylint.sources.document import SourceFile
+    from policylint.sources.yamldoc import load_yaml
+
+    doc = load_yaml(SourceFile("t.yaml", "spec:\n  assignment: [[1, 1, 2], [1, 2, 3]]\n",
+                               "yaml"))[0]
+    paths = {"name": ("metadata", "name"), "assignment": ("spec", "assignment")}
+    listed = TopicSpec("listed", 3, 2, {}, doc, paths, assignment=[[1, 1, 2], [1, 2, 3]])
+    plain = TopicSpec("plain", 3, 2, {}, doc, paths)
+    seen = []
+
+    class Spy(Rule):
+        code, name, targets, replica_lists_only = "PL999", "spy", ("manifest",), True
+
+        def check(self, target, ctx, options):
+            seen.append(target.name)
+            return ()
+
+    duplicate = all_rules()["PL112"]
+    result = run([(Context(manifests=[listed, plain]), {"manifest": [listed, plain]})],
+                 [duplicate, Spy()], Policy())
+    assert seen == ["listed"]
+    assert [(f.rule, f.topic, f.partition, f.line) for f in result.findings] == [
+        ("PL112", "listed", 0, 2)]

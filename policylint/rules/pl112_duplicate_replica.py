@@ -30,6 +30,7 @@ class DuplicateReplica(Rule):
     name = "duplicate-replica"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    replica_lists_only = True
     message = "replicas {replicas} of {topic}-{partition} name {brokers} more than once"
     spark_frame = "replica_sets"
 

@@ -26,6 +26,7 @@ class EmptyReplicas(Rule):
     name = "empty-replicas"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    replica_lists_only = True
     message = "partition {topic}-{partition} has an empty replica list"
     spark_frame = "replica_sets"
 

@@ -31,6 +31,7 @@ class UnknownBroker(Rule):
     name = "unknown-broker"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    replica_lists_only = True
     message = ("broker {broker} in replicas {replicas} of {topic}-{partition} is not a broker "
                "of cluster {cluster} (brokers: {known})")
     spark_frame = "replica_sets"

@@ -40,6 +40,7 @@ class RackSpread(Rule):
     name = "rack-spread"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")
+    replica_lists_only = True
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "mode": {"enum": ["strict", "even"], "default": "strict"}}}
     message = "replicas {replicas} of {topic}-{partition} {problem}"

@@ -30,6 +30,7 @@ class PlaceholderNotAllowed(Rule):
     name = "placeholder-not-allowed"
     severity = "error"
     targets = ("snapshot", "manifest")
+    replica_lists_only = True
     message = ("replicas {replicas} of {topic}-{partition} hold placeholder ids, but "
                "placeholders (KIP-409) are not enabled")
     spark_frame = "replica_sets"

@@ -36,6 +36,7 @@ class PlaceholderLimit(Rule):
     name = "placeholder-limit"
     severity = "error"
     targets = ("snapshot", "manifest")
+    replica_lists_only = True
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "max_per_partition": {"type": ["integer", "null"], "minimum": 0, "default": None}}}
     message = "replicas {replicas} of {topic}-{partition} {problem}"

@@ -30,6 +30,7 @@ class PlaceholderMalformed(Rule):
     name = "placeholder-malformed"
     severity = "error"
     targets = ("snapshot", "manifest")
+    replica_lists_only = True
     message = "placeholders {held} of {topic}-{partition} should be {expected}"
     spark_frame = "replica_sets"
 

@@ -28,6 +28,7 @@ class PlaceholderLeader(Rule):
     name = "placeholder-leader"
     severity = "error"
     targets = ("snapshot", "manifest")
+    replica_lists_only = True
     message = ("the preferred leader of {topic}-{partition} is placeholder {leader} "
                "(replicas {replicas})")
     spark_frame = "replica_sets"
