@@ -178,3 +178,54 @@ def test_rules_find_what_the_catalogue_says(seed, tmp_path, monkeypatch):
         found |= {(f.rule, f.topic, f.partition) for f in result.findings
                   if f.rule in CODES and f.file == linted}
     assert found == reference(snapshot, plan, mode)
+
+
+def manifests(rng: random.Random) -> tuple[dict, list[dict]]:
+    """A Strimzi Kafka (its broker defaults sometimes unset) and topics whose RF and minISR
+    are given as numbers, as text, as -1 or not at all."""
+    defaults = {key: value for key, value in (
+        ("default.replication.factor", rng.randint(1, 4)),
+        ("min.insync.replicas", rng.choice([1, 2, 3, "2"]))) if rng.random() < 0.6}
+    kafka = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "Kafka",
+             "metadata": {"name": "c"},
+             "spec": {"kafka": {"replicas": rng.randint(1, 5), "config": defaults}}}
+    topics = []
+    for i in range(rng.randint(1, 6)):
+        spec = {"partitions": 3}
+        if (rf := rng.choice([None, -1, 1, 2, 3, 4, 5])) is not None:
+            spec["replicas"] = rf
+        if rng.random() < 0.7:
+            spec["config"] = {"min.insync.replicas": rng.choice([1, 2, 3, 4, "2", "3"])}
+        topics.append({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaTopic",
+                       "metadata": {"name": f"t{i}", "labels": {"strimzi.io/cluster": "c"}},
+                       "spec": spec})
+    return kafka, topics
+
+
+def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
+    found, defaults = set(), kafka["spec"]["kafka"]["config"]
+    brokers = kafka["spec"]["kafka"]["replicas"]
+    for topic in topics:
+        name, spec = topic["metadata"]["name"], topic["spec"]
+        rf = spec.get("replicas", -1)
+        rf = int(defaults.get("default.replication.factor", 1)) if rf == -1 else rf
+        floor = int((spec.get("config") or {}).get("min.insync.replicas")
+                    or defaults.get("min.insync.replicas") or 1)
+        found |= {(code, name) for code, broken in (
+            ("PL301", floor > rf), ("PL302", floor == rf > 1), ("PL303", rf >= 3 and floor < 2),
+            ("PL203", rf > brokers), ("PL209", rf < 2 <= brokers)) if broken}
+    return found
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_manifest_rules_find_what_the_catalogue_says(seed, tmp_path, monkeypatch):
+    """RF as declared, else the cluster's default, else Kafka's 1; minISR the topic's, else
+    the cluster's, else 1, numbers or text."""
+    monkeypatch.chdir(tmp_path)
+    kafka, topics = manifests(random.Random(seed))
+    for document in [kafka] + topics:  # JSON is YAML
+        (tmp_path / f"{document['metadata']['name']}-{document['kind']}.yaml").write_text(
+            json.dumps(document))
+    found = {(f.rule, f.topic) for f in lint(["."], select=BUILT_IN).findings
+             if f.rule in {"PL203", "PL209", "PL301", "PL302", "PL303"}}
+    assert found == manifest_reference(kafka, topics)
