@@ -26,9 +26,9 @@ Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit 
 
 A rule that is off until the policy gives it parameters says so in ``applies(options)``;
 the engine then does not call it. One that judges replica lists alone sets
-``replica_lists_only``; manifests without an explicit assignment are then not passed to it.
-A finding may carry a severity above the rule's own
-(PL605: a removed key is an error); a severity the policy sets for the rule wins.
+``replica_lists_only``: manifests without an explicit assignment are not passed to it. A
+finding may carry a severity above the rule's own (PL605: a removed key is an error); a
+severity the policy sets for the rule wins.
 
 Register a rule with an entry point in the ``policylint.rules`` group:
 ``PL999 = "my_package.my_module:MyRule"``. Its docstring is its documentation, with the
