@@ -20,8 +20,9 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from .document import KEY, Document, ParseError, SourceFile
 
 try:  # libyaml is part of every PyYAML wheel; the pure loader is only a fallback
-    _Base = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
+    # its parser and composer alone: nodes become values here, not in a constructor
+    from yaml._yaml import CParser as _Base
+except ImportError:  # pragma: no cover
     _Base = yaml.SafeLoader
 
 
@@ -30,7 +31,7 @@ _STR, _INT, _MAP, _SEQ, _MERGE = (_T + kind for kind in ("str", "int", "map", "s
 
 
 class _Loader(_Base):
-    """libyaml's loader with a resolver that remembers the tag of each plain scalar (a
+    """libyaml's composer with a resolver that remembers the tag of each plain scalar (a
     repository of manifests repeats the same few values, and each tag is otherwise found
     by trying regular expressions) and without path resolvers, which safe loading has none
     of. libyaml calls the three methods below for every node; together they cost a quarter
