@@ -31,6 +31,8 @@ _SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
             "snapshot": "snapshot"}
 _DETECTORS = (strimzi.detect, snapshot.detect, kafka_tools.detect, reassignment.detect)
 _TYPED = ("reassignment", "snapshot")  # kinds the model is built from as msgspec types
+# a FIFO is opened without waiting for a writer (and then refused, not read)
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _FIRST_CHARACTER = re.compile(r"\s*(\S?)")  # text.lstrip()[:1], without the copy
 
 
@@ -111,8 +113,7 @@ def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile
     ``max_size`` + 1 bytes are read, whatever the file system says of its size, and nothing
     waits for a writer (a FIFO is refused, not read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) |
-                     getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise NotRegular(f"cannot be read: {exc.strerror or exc}") from None
     try:
