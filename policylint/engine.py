@@ -16,6 +16,7 @@ from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, 
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
+from .schema import memo_key
 from .sources.document import KEY
 from .views import PlanView, ReplicaLists
 
@@ -225,20 +226,19 @@ class Context:
 
 
 def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:
-    keys, values = tuple(config), tuple(config.values())
-    try:  # the types are part of the key: 1, 1.0 and true are equal, and not to Kafka
-        return _config_issues(release, prefixes, keys, values, tuple(map(type, values)))
+    key = memo_key(config)
+    try:
+        return _config_issues(release, prefixes, key)
     except TypeError:  # a value that is no scalar (the schema refused it): judged anew
-        return _config_issues.__wrapped__(release, prefixes, keys, values, ())
+        return _config_issues.__wrapped__(release, prefixes, key)
 
 
 @lru_cache(maxsize=4096)
-def _config_issues(release: str, prefixes: tuple, keys: tuple, values: tuple,
-                   types: tuple) -> tuple[tuple, ...]:
-    """(key, value, release, status, problem) of the keys of one config worth reporting
-    (``types``: of the values, for the memo alone)."""
+def _config_issues(release: str, prefixes: tuple, config: tuple) -> tuple[tuple, ...]:
+    """(key, value, release, status, problem) of the keys of one config worth reporting;
+    ``config``: its ``memo_key`` (its items, and their values' types)."""
     found = []
-    for key, value in zip(keys, values):
+    for key, value in config[0]:
         if prefixes and key.startswith(prefixes):
             continue
         status = kafka_configs.status(key, release)

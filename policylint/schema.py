@@ -275,10 +275,9 @@ class Schema:
         check = self._checks.get(kind)
         if check is None:
             raise msgspec.ValidationError("refused by the schema")
-        # Files repeat the same few configs and counts: each is judged once. The key tells
-        # 1, 1.0 and True apart; a value holding a list or mapping is unhashable, not kept.
-        key = (kind, type(value), value) if type(value) is not dict else \
-            (kind, tuple(value.items()), tuple(map(type, value.values())))
+        # Files repeat the same few configs and counts: each is judged once (a value
+        # holding a list or mapping is unhashable, and judged each time).
+        key = (kind, memo_key(value))
         try:
             ok = self._verdicts[key]
         except (KeyError, TypeError) as missing:
@@ -291,6 +290,15 @@ class Schema:
 
 
 _VERDICTS = 65536  # values remembered per schema, at most
+
+
+def memo_key(value: Any) -> tuple:
+    """What a verdict on a scalar, or on a mapping of scalars, is remembered by: the value
+    with the types of its values, for 1, 1.0 and True are equal in Python and not to a
+    schema or to Kafka. Hashing it raises TypeError when a value is a list or mapping."""
+    if isinstance(value, dict):
+        return tuple(value.items()), tuple(map(type, value.values()))
+    return type(value), value
 
 
 def _is_regex(value: Any) -> bool:
