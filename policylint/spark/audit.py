@@ -27,6 +27,10 @@ from .report import capture_order
 from .tables import KEY, Fleet
 
 QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
+# The JIT's quick tier only: an audit's JVM lives seconds to minutes, and with every tier
+# the optimising compiler took half the CPU of a run on two cores, competing with the rules
+# it compiled (a 1M-row audit: 33 s -> 26 s; 10M: 67 s -> 60 s).
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
 def session(master: str | None = None, app: str = "policylint audit",
@@ -36,10 +40,11 @@ def session(master: str | None = None, app: str = "policylint audit",
     errors only, from the JVM's first line, and a progress bar only on a terminal."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app)
+    quiet = [] if verbose else [f"-Dlog4j2.configurationFile=file:{QUIET_LOG}"]
+    builder = builder.config("spark.driver.extraJavaOptions", " ".join([QUICK_JIT, *quiet]))
     if not verbose:
-        builder = (builder.config("spark.driver.extraJavaOptions",
-                                  f"-Dlog4j2.configurationFile=file:{QUIET_LOG}")
-                   .config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower()))
+        builder = builder.config("spark.ui.showConsoleProgress",
+                                 str(sys.stderr.isatty()).lower())
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = (builder.master(master or "local[*]")
                    .config("spark.driver.memory", os.environ.get("POLICYLINT_DRIVER_MEMORY",
