@@ -193,6 +193,15 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
         assert spark_text == (local / table / "part-00000.json").read_text(), name
 
 
+def test_the_driver_jvm_compiles_with_the_quick_tier_only(spark):
+    # the JVM's own arguments, not the configuration asked for: a JVM started before the
+    # option was set, or an option the launcher dropped, would not have it
+    jvm = spark.sparkContext._jvm
+    arguments = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+                     .getInputArguments())
+    assert "-XX:TieredStopAtLevel=1" in arguments, arguments
+
+
 def test_audit_command_reports_usage_errors(tmp_path):
     from typer.testing import CliRunner
     from policylint.cli import app
