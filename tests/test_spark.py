@@ -2,6 +2,8 @@
 of the snapshot rules and on generated fleets; bad input quarantined; both input forms."""
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -202,6 +204,21 @@ def test_the_driver_jvm_compiles_with_the_quick_tier_only(spark):
     assert "-XX:TieredStopAtLevel=1" in arguments, arguments
 
 
+def test_the_users_own_driver_options_are_kept(tmp_path):
+    (tmp_path / "spark-defaults.conf").write_text(
+        "spark.driver.extraJavaOptions -Dpolicylint.test=kept\n")
+    show = ("import json; from policylint.spark.audit import session; s = session('local[1]'); "
+            "print(json.dumps(list(s.sparkContext._jvm.java.lang.management.ManagementFactory"
+            ".getRuntimeMXBean().getInputArguments()))); s.stop()")
+    done = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
+                          env={**os.environ, "SPARK_CONF_DIR": str(tmp_path)}, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    arguments = json.loads(done.stdout.splitlines()[-1])
+    assert "-Dpolicylint.test=kept" in arguments and "-XX:TieredStopAtLevel=1" in arguments
+    # policylint's quiet log configuration still applies
+    assert "log4j" not in done.stderr, done.stderr[-2000:]
+
+
 def test_audit_command_reports_usage_errors(tmp_path):
     from typer.testing import CliRunner
     from policylint.cli import app
@@ -213,10 +230,8 @@ def test_audit_command_reports_usage_errors(tmp_path):
 def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path):
     """A real standalone master and worker on 127.0.0.1 from the pyspark package, the audit
     submitted to it with --master, both processes stopped by PID."""
-    import os
     import signal
     import socket
-    import subprocess
     import time
 
     import pyspark
@@ -270,9 +285,6 @@ def test_standalone_cluster_gives_the_local_findings(spark, fleet_dir, tmp_path)
 
 
 def test_audit_under_spark_submit(spark, fleet_dir, tmp_path):
-    import os
-    import subprocess
-
     import pyspark
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     script = subprocess.run([sys.executable, "-m", "policylint.spark.submit", "--path"],

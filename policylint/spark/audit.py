@@ -41,7 +41,8 @@ def session(master: str | None = None, app: str = "policylint audit",
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app)
     quiet = [] if verbose else [f"-Dlog4j2.configurationFile=file:{QUIET_LOG}"]
-    builder = builder.config("spark.driver.extraJavaOptions", " ".join([QUICK_JIT, *quiet]))
+    # defaults, not extraJavaOptions: a user's own driver options are kept, and come later
+    builder = builder.config("spark.driver.defaultJavaOptions", " ".join([QUICK_JIT, *quiet]))
     if not verbose:
         builder = builder.config("spark.ui.showConsoleProgress",
                                  str(sys.stderr.isatty()).lower())
