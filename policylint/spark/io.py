@@ -82,6 +82,8 @@ def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 
 
-def write_summary(summary: DataFrame, path: str, fmt: str) -> None:
-    writer = summary.coalesce(1).write.mode("overwrite")
+def write_summary(summary: DataFrame, order: list[str], path: str, fmt: str) -> None:
+    """The summary in one file, sorted by ``order``: its few rows are gathered into one task
+    and sorted there, where a global sort would cost a sampling job and a shuffle."""
+    writer = summary.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite")
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/summary")
