@@ -145,6 +145,12 @@ def check_case(rule: str, case: dict, root: Path) -> Result:
 
 # -- the audit -----------------------------------------------------------------------------
 
+def jvm_arguments(spark: Any) -> list[str]:
+    """The arguments the session's driver JVM was started with, as the JVM reports them."""
+    management = spark.sparkContext._jvm.java.lang.management
+    return list(management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+
+
 def spark_session(master: str = "local[2]") -> Any:
     """A small embedded Spark session on 127.0.0.1 for tests."""
     from .spark.audit import session

@@ -71,9 +71,8 @@ class ReplicaLists:
         keys = list(map(tuple, self.lists))
         #: each distinct list, numbered; and the number of each entry's list, so that each
         #: rule finds its failing entries by small ints, not by tupling every list again
-        self.distinct: dict[tuple[int, ...], int] = dict.fromkeys(keys)
-        for number, key in enumerate(self.distinct):
-            self.distinct[key] = number
+        self.distinct: dict[tuple[int, ...], int] = {
+            key: number for number, key in enumerate(dict.fromkeys(keys))}
         self._numbers = list(map(self.distinct.__getitem__, keys))
 
     def _entry(self, i: int, verdict: Any) -> ReplicaList:
@@ -86,8 +85,7 @@ class ReplicaLists:
         return ReplicaList(owner.name, item.partition, replicas, owner, item, verdict)
 
     def failing(self, verdict: Callable[[tuple[int, ...]], Any]) -> Iterable[ReplicaList]:
-        """Each list whose ``verdict(tuple of ids)`` is truthy, with that verdict. (Most
-        manifests have no list: five rules ask each of them, so nothing is built then.)"""
+        """Each list whose ``verdict(tuple of ids)`` is truthy, with that verdict."""
         if not self.distinct:
             return ()
         failing = {number: found for key, number in self.distinct.items()

@@ -198,18 +198,16 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
 def test_the_driver_jvm_compiles_with_the_quick_tier_only(spark):
     # the JVM's own arguments, not the configuration asked for: a JVM started before the
     # option was set, or an option the launcher dropped, would not have it
-    jvm = spark.sparkContext._jvm
-    arguments = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
-                     .getInputArguments())
+    arguments = testing.jvm_arguments(spark)
     assert "-XX:TieredStopAtLevel=1" in arguments, arguments
 
 
 def test_the_users_own_driver_options_are_kept(tmp_path):
     (tmp_path / "spark-defaults.conf").write_text(
         "spark.driver.extraJavaOptions -Dpolicylint.test=kept\n")
-    show = ("import json; from policylint.spark.audit import session; s = session('local[1]'); "
-            "print(json.dumps(list(s.sparkContext._jvm.java.lang.management.ManagementFactory"
-            ".getRuntimeMXBean().getInputArguments()))); s.stop()")
+    show = ("import json; from policylint.spark.audit import session; "
+            "from policylint.testing import jvm_arguments; s = session('local[1]'); "
+            "print(json.dumps(jvm_arguments(s))); s.stop()")
     done = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
                           env={**os.environ, "SPARK_CONF_DIR": str(tmp_path)}, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -7,6 +7,8 @@ means to ``policylint lint``. Parsing is Python, once per file; the rules that f
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
@@ -82,7 +84,7 @@ def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 
 
-def write_summary(summary: DataFrame, order: list[str], path: str, fmt: str) -> None:
+def write_summary(summary: DataFrame, order: Sequence[str], path: str, fmt: str) -> None:
     """The summary in one file, sorted by ``order``: its few rows are gathered into one task
     and sorted there, where a global sort would cost a sampling job and a shuffle."""
     writer = summary.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite")

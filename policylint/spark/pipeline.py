@@ -93,7 +93,7 @@ def _on_spark(source, output, input_format, fmt, master, chosen, select, ignore,
                      stage=lambda s: stage(f"rules {s}")).persist()
     stage(f"writing findings to {output}/findings ({fmt}, partitioned by cluster)")
     io.write_findings(findings, output, fmt)
-    io.write_summary(summarize_frame(findings), list(SUMMARY_COLUMNS[:4]), output, fmt)
+    io.write_summary(summarize_frame(findings), SUMMARY_COLUMNS[:4], output, fmt)
     captures: dict[str, list[str]] = {}
     for row in fleet.clusters.select("cluster", "captured_at").distinct().collect():
         captures.setdefault(row.cluster, []).append(row.captured_at)
