@@ -8,7 +8,9 @@ Figures, each run as a user runs it (a new ``policylint audit`` process and Spar
 the tables read from their files, findings written as Parquet): the demo's in-process
 audit; wall time and rows/s of the native audit at each size, beside a bare session's start;
 how time grows with size, and the fixed cost (the smallest run) apart from the cost per row;
-native vs the generic Python path on the same rules.
+Spark's own floor at the largest size (one aggregation per topic joined back to every
+partition, which any plan of the rules does at least); native vs the generic Python path on
+the same rules.
 """
 
 from __future__ import annotations
@@ -90,6 +92,27 @@ def session_seconds(master: str) -> float:
     return time.perf_counter() - started
 
 
+def floor_seconds(root: Path, master: str) -> float:
+    """Spark's floor for the rules, in a new process: a session reads the partitions and
+    makes two passes over them, one aggregation per topic joined back to every partition
+    (as PL204 judges each partition by its topic's RF), nothing written. Any plan of the
+    rules does at least this much."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, __file__, "--floor-of", str(root), "--master", master],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def _floor(root: str, master: str) -> None:
+    from policylint.spark.tables import PARTITIONS
+    spark = session(master)
+    key = ["cluster", "captured_at", "topic"]
+    rows = spark.read.schema(PARTITIONS).parquet(f"{root}/partitions")
+    per_topic = rows.groupBy(*key).agg(F.min(F.size("replicas")).alias("rf"))
+    (rows.join(F.broadcast(per_topic), key).where(F.size("replicas") > F.col("rf") + 9)
+     .write.format("noop").mode("overwrite").save())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     # 100k rows too: a run that small is all fixed cost, which the larger ones are measured past
@@ -98,7 +121,11 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=100)
     parser.add_argument("--fallback-rows", type=int, default=1_000_000)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--floor-of", help=argparse.SUPPRESS)  # floor_seconds' own process
     args = parser.parse_args()
+    if args.floor_of:
+        _floor(args.floor_of, args.master)
+        return
     demo = Path(__file__).parents[1] / "examples" / "fleet" / "snapshots"
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "policylint", "audit", str(demo), "--output",
@@ -136,6 +163,11 @@ def main() -> None:
         per_million = (times[large] - times[first]) / (large - first) * 1e6
         print(f"  fixed cost, the {first:,}-row run: {times[first]:.1f} s; each further million "
               f"rows: {per_million:.1f} s ({1e6 / per_million:,.0f} rows/s past the fixed cost)")
+    largest = max(times)
+    floor = floor_seconds(OUT / f"rows-{largest}", args.master)
+    print(f"  Spark's floor, {largest:,} rows (one aggregation per topic joined back to every "
+          f"partition, nothing written): {floor:.1f} s = {largest / floor:,.0f} rows/s; the "
+          f"audit takes {times[largest] / floor:.1f}x it")
     rows = args.fallback_rows
     native = times.get(rows) or timed_audit(OUT / f"rows-{rows}", "spark", args.master)
     generic = timed_audit(OUT / f"rows-{rows}", "spark-generic", args.master)
