@@ -6,11 +6,13 @@ of it."""
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from policylint.cli import app
+from policylint.sources import yamldoc
 
 from conftest import write_files
 
@@ -162,3 +164,41 @@ def test_10_one_line_reasons_and_a_file_named_like_an_option(tmp_path, monkeypat
     write_files(tmp_path, {"-x.yaml": TOPIC})
     code, out, _ = run(tmp_path, monkeypatch, "--format", "json", "--", "-x.yaml")
     assert code in (0, 1) and out["summary"]["files"] == 1
+
+
+@pytest.mark.parametrize("text", ["[" + "a," * 1000 + "a]\n", "---\n" * 1001,
+                                  "- a\n" * 1001, "{" + "a, " * 600 + "a}\n"])
+def test_11_the_nodes_of_a_yaml_file_are_bounded(tmp_path, monkeypatch, text):
+    """Each node is kept for locating, at hundreds of bytes: a file of many small ones
+    (``[a,a,...]``, ``---`` lines) is refused at MAX_NODES, before memory runs out."""
+    monkeypatch.setattr(yamldoc, "MAX_NODES", 1000)
+    write_files(tmp_path, {"many.yaml": text, "topic.yaml": TOPIC})
+    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json")
+    assert code == 1 and located(out) == [("many.yaml", 1, 1)]
+    assert "more than 1,000 YAML values in one file" in out["findings"][0]["message"]
+    assert out["summary"]["files"] == 2  # the other files are still linted
+
+
+def test_12_the_node_bound_that_skips_counting_holds(tmp_path):
+    """A file is composed without counting its nodes when its characters bound them under
+    MAX_NODES (``node_bound``): the bound must hold for every text, those written to
+    defeat it too."""
+    texts = ["a\n...\n--- b\n...\n", "- - - - a\n", "{a, b, c}\n", "[a: b, c: d]\n",
+             "? a\n: b\n", "--- !!str\n--- !!str\n---\n", "a: &x {b: c}\nd: *x\n",
+             "a:\n  b:\n    c: |\n      text\n", "[[[[]]]]\n", "{? a}\n", "-\n-\n-\n",
+             "--- a\n--- b\n... \n", "a: [b, {c: d}, [e, f], g: h]\n", "- ? - a\n  : - b\n"]
+    texts += [p.read_text() for p in sorted(Path(__file__).parents[1].glob("examples/**/*.yaml"))]
+    for text in texts:
+        composed = 0
+        loader = yamldoc._Loader(text)
+        resolve = loader.resolve
+
+        def counting(kind, value, implicit):
+            nonlocal composed
+            composed += 1
+            return resolve(kind, value, implicit)
+        loader.resolve = counting
+        while loader.check_node():
+            loader.get_node()
+        loader.dispose()
+        assert 0 < composed <= yamldoc.node_bound(text), (text, composed)
