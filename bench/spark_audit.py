@@ -70,26 +70,27 @@ def generate(spark, root: Path, rows: int, clusters: int) -> None:
         .write.mode("overwrite").parquet(str(root / "brokers"))
 
 
+def seconds(*argv: str) -> float:
+    """Wall seconds of a new Python process running ``argv``, its output dropped."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, *argv], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
 def timed_audit(root: Path, engine: str, master: str = "local[2]") -> float:
     """``policylint audit`` as a user runs it: a new process and Spark session, the tables
     read from their files, findings and summary written; wall seconds."""
     out = root.parent / f"findings-{root.name}-{engine}"
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "policylint", "audit", str(root), "--input-format",
-                    "parquet", "--output", str(out), "--engine", engine, "--master", master],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    took = time.perf_counter() - started
+    took = seconds("-m", "policylint", "audit", str(root), "--input-format", "parquet",
+                   "--output", str(out), "--engine", engine, "--master", master)
     shutil.rmtree(out, ignore_errors=True)
     return took
 
 
 def session_seconds(master: str) -> float:
     """A bare Spark session started and stopped, in a new process: the floor of any run."""
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from policylint.spark.audit import session; "
-                    f"session({master!r}).stop()"], check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return seconds("-c", f"from policylint.spark.audit import session; session({master!r}).stop()")
 
 
 def floor_seconds(root: Path, master: str) -> float:
@@ -97,10 +98,7 @@ def floor_seconds(root: Path, master: str) -> float:
     makes two passes over them, one aggregation per topic joined back to every partition
     (as PL204 judges each partition by its topic's RF), nothing written. Any plan of the
     rules does at least this much."""
-    started = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "--floor-of", str(root), "--master", master],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return seconds(__file__, "--floor-of", str(root), "--master", master)
 
 
 def _floor(root: str, master: str) -> None:
@@ -109,6 +107,7 @@ def _floor(root: str, master: str) -> None:
     key = ["cluster", "captured_at", "topic"]
     rows = spark.read.schema(PARTITIONS).parquet(f"{root}/partitions")
     per_topic = rows.groupBy(*key).agg(F.min(F.size("replicas")).alias("rf"))
+    # a condition no row meets, which Spark cannot know without the join
     (rows.join(F.broadcast(per_topic), key).where(F.size("replicas") > F.col("rf") + 9)
      .write.format("noop").mode("overwrite").save())
 
@@ -127,12 +126,10 @@ def main() -> None:
         _floor(args.floor_of, args.master)
         return
     demo = Path(__file__).parents[1] / "examples" / "fleet" / "snapshots"
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "policylint", "audit", str(demo), "--output",
-                    str(OUT / "demo"), "--report", str(OUT / "demo.html")], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print(f"the demo's audit (example fleet, --engine auto = local, report): "
-          f"{time.perf_counter() - started:.2f} s (target < 10 s)")
+    took = seconds("-m", "policylint", "audit", str(demo), "--output", str(OUT / "demo"),
+                   "--report", str(OUT / "demo.html"))
+    print(f"the demo's audit (example fleet, --engine auto = local, report): {took:.2f} s "
+          "(target < 10 s)")
     spark = session()
     spark.sparkContext.setLogLevel("ERROR")
     for rows in sorted(set(args.rows + [args.fallback_rows])):
