@@ -93,8 +93,9 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 @app.command()
 def lint(
     paths: List[str] = typer.Argument(None, metavar="[PATHS]...",
-                                      help="Files or directories (default: .). Directories "
-                                           "are walked for YAML and JSON files."),
+                                      help="Files or directories (default: .); - reads "
+                                           "standard input. Directories are walked for YAML, "
+                                           "JSON and .tf files and their .tpl templates."),
     cluster: Optional[List[str]] = typer.Option(
         None, "--cluster", metavar="FILE",
         help="ClusterSnapshot, cluster profile or Strimzi Kafka resource (with its node "
@@ -141,8 +142,12 @@ def lint(
     command_config: Optional[str] = typer.Option(
         None, "--command-config", metavar="FILE",
         help="Kafka client properties for --bootstrap-server (as for Kafka's tools)."),
+    stdin_filename: Optional[str] = typer.Option(
+        None, "--stdin-filename", metavar="NAME",
+        help="The name standard input (-) is shown and placed under (default: -), e.g. "
+             "clusters/prod/rendered.yaml."),
 ) -> None:
-    """Lint topic manifests, reassignment plans and cluster snapshots."""
+    """Lint topic declarations, reassignment plans and cluster snapshots."""
     from .reporters import render, write_all
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -164,7 +169,10 @@ def lint(
         result = run_lint(paths or ["."], cluster=captured or cluster, current=current,
                           policy=policy, select=_codes(select), ignore=_codes(ignore),
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base,
-                          keep=_KEPT)
+                          keep=_KEPT, stdin_name=stdin_filename)
+    if not result.files:
+        sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
+                         "snapshot found in " + " ".join(paths or ["."]) + "\n")
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result)) for report_fmt, file in extra]

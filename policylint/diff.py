@@ -47,20 +47,29 @@ def deleted(ctx) -> list[TopicSpec]:
     return result
 
 
-def resolved(ctx, code: str, old: int | None, new: int | None,
+def resolved(ctx, code: str, old: TopicSpec, new: TopicSpec, name: str,
              default: Callable[[Any], int | None]) -> tuple[int, int] | None:
-    """A setting at the base ref and now, as numbers. A side left to the broker default
-    (None) is resolved through the cluster profile; without one the change is unknown and
-    counted as unchecked. None also when both sides are the default."""
-    if old is None and new is None:
+    """A setting (``"rf"``, ``"partitions"``) at the base ref and now, as numbers, or None
+    when there is no change to judge. A field removed from an existing topic is no change
+    (the operators leave the topic as it is); one written as the broker default (``-1``)
+    is. A side left to the broker default is resolved
+    through the cluster profile; without one, or when either side is an unknown value (a
+    template placeholder), the change is counted as unchecked."""
+    before, after = getattr(old, name), getattr(new, name)
+    if after is None and name not in new.unknown and new.doc.get(new.paths[name]) is None:
+        return None  # removed, or never written
+    if name in old.unknown or name in new.unknown:
+        ctx.unchecked[code] += 1
         return None
-    if old is not None and new is not None:
-        return old, new
+    if before is not None and after is not None:
+        return before, after
+    if before is None and after is None:
+        return None
     fallback = default(ctx.profile)
     if fallback is None:
         ctx.unchecked[code] += 1
         return None
-    return (fallback if old is None else old), (fallback if new is None else new)
+    return (fallback if before is None else before), (fallback if after is None else after)
 
 
 def words(declared: int | None, value: int) -> str:

@@ -11,13 +11,12 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from . import kafka_configs
 from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
-                    snapshot_topic_rf)
-from .model import SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
+                    snapshot_topic_rf, unknown_fields)
+from .model import KEY, SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
 from .schema import memo_key
-from .sources.document import KEY
 from .views import PlanView, ReplicaLists
 
 
@@ -29,7 +28,9 @@ class MinIsrSubject:
     rf: int
     min_isr: int
     at: Ref
-    default: bool = False  # the minISR is Kafka's built-in 1: nothing sets it
+    #: the minISR is Kafka's built-in 1, nothing sets it: the cluster that does not ("" when
+    #: the run has none for it); None when something sets it
+    default: str | None = None
 
 
 class TopicConfig(NamedTuple):
@@ -38,11 +39,16 @@ class TopicConfig(NamedTuple):
     config: dict[str, Any]
     doc: Any
     path: tuple
+    moved: dict | None  # a manifest's ``config_paths``
 
     def key_at(self, key: str) -> Ref:
+        if self.moved and key in self.moved:
+            return (self.doc, self.moved[key][1])
         return (self.doc, self.path + (key, KEY))
 
     def value_at(self, key: str) -> Ref:
+        if self.moved and key in self.moved:
+            return (self.doc, self.moved[key][0])
         return (self.doc, self.path + (key,))
 
 
@@ -178,10 +184,11 @@ class Context:
         if isinstance(target, (TopicSpec, Snapshot)):
             for topic, rf, min_isr, profile, otherwise in self._min_isr_topics(target):
                 if breaks(rf, min_isr):
-                    at = topic.where("config", "min.insync.replicas") \
+                    at = (topic.config_at("min.insync.replicas") if isinstance(
+                        topic, TopicSpec) else topic.where("config", "min.insync.replicas")) \
                         if "min.insync.replicas" in topic.config else topic.where(otherwise)
                     yield MinIsrSubject(topic.name, None, rf, min_isr, at,
-                                        min_isr_is_default(topic.config, profile))
+                                        _default(topic.config, profile))
         elif isinstance(target, Plan):
             view = self.plan_view(target)
             verdicts = {}  # (topic, RF) -> minISR, judged once per pair
@@ -196,8 +203,7 @@ class Context:
                 move, rf = target.moves[i], view.sizes[i]
                 yield MinIsrSubject(move.topic, move.partition, rf, verdicts[move.topic, rf],
                                     target.where(move, "replicas"),
-                                    min_isr_is_default(self.topic_config(move.topic),
-                                                       self.profile))
+                                    _default(self.topic_config(move.topic), self.profile))
 
     def _min_isr_topics(self, target: TopicSpec | Snapshot) -> list[tuple]:
         """(topic, RF, effective minISR, profile, where the RF is) of a manifest or of each
@@ -225,6 +231,13 @@ class Context:
         return view
 
 
+def _default(config: dict, profile: ClusterProfile | None) -> str | None:
+    """(see ``MinIsrSubject.default``)"""
+    if not min_isr_is_default(config, profile):
+        return None
+    return profile.name if profile is not None else ""
+
+
 def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:
     key = memo_key(config)
     try:
@@ -250,9 +263,12 @@ def _config_issues(release: str, prefixes: tuple, config: tuple) -> tuple[tuple,
 
 def topic_config(item: Any) -> TopicConfig:
     """A manifest's or a snapshot topic's config, with where it is written."""
-    path = item.paths["config"] if isinstance(item, TopicSpec) else item.path + ("config",)
+    if isinstance(item, TopicSpec):
+        path, moved = item.paths["config"], item.config_paths
+    else:
+        path, moved = item.path + ("config",), None
     # NamedTuple's own __new__ is a Python call: a snapshot has many topics
-    return tuple.__new__(TopicConfig, (item.name, item.config, item.doc, path))
+    return tuple.__new__(TopicConfig, (item.name, item.config, item.doc, path, moved))
 
 
 def _topic_configs(target: Any) -> list[TopicConfig]:
@@ -276,7 +292,7 @@ class Result:
     files: int
     unchecked: dict[str, int]
     rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
-    skipped: list[str] = field(default_factory=list)  # files of none of policylint's kinds
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why) not linted
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -299,7 +315,7 @@ def selected_rules(policy: Policy, select: list[str] | None = None,
 
 def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         chosen: Policy, source_findings: Iterable[Finding] = (), files: int = 0,
-        today: dt.date | None = None, skipped: list[str] | None = None,
+        today: dt.date | None = None, skipped: list[tuple[str, str]] | None = None,
         unchecked: Counter | None = None) -> Result:
     """Runs the rules over each (context, targets) of a run, one per cluster: ``targets``
     maps a target kind (see ``policylint.rule``) to the objects to check. The contexts
@@ -308,15 +324,20 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     findings = [f for f in source_findings if f.rule in policy.rules]
     # the manifests with replica lists of their own: most have none (Strimzi's never do)
     assigned = [[m for m in targets.get("manifest", ()) if m.assignment] for _, targets in runs]
+    # the manifests with unknown values (template placeholders), and which
+    blind = [[(m, u) for m in targets.get("manifest", ())
+              if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]
     for rule in rules:
         options = policy.options[rule.code]
         if not rule.applies(options):
             continue
-        for (ctx, targets), with_lists in zip(runs, assigned):
+        for (ctx, targets), with_lists, unknown in zip(runs, assigned, blind):
             for kind in rule.targets:
                 checked = targets.get(kind, ()) if kind != "run" else (ctx,)
                 if kind == "manifest" and rule.replica_lists_only:
                     checked = with_lists
+                if kind == "manifest" and rule.needs and unknown:
+                    checked = _judgeable(checked, unknown, rule, ctx.unchecked)
                 # the loop over targets in C: 10,000 manifests are 10,000 calls per rule
                 findings.extend(chain.from_iterable(
                     map(rule.check, checked, repeat(ctx), repeat(options))))
@@ -333,6 +354,14 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
+
+
+def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Counter) -> list:
+    """The manifests a rule can judge: not those where a value it needs is unknown (counted
+    under ``unchecked``)."""
+    skip = {id(m) for m, fields in unknown if fields & rule.needs}
+    unchecked[rule.code] += len(skip)
+    return [m for m in manifests if id(m) not in skip] if skip else manifests
 
 
 def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:

@@ -69,7 +69,24 @@ def default_partitions(profile: ClusterProfile | None) -> int | None:
 
 def manifest_rf(topic: TopicSpec, profile: ClusterProfile | None) -> int | None:
     """A manifest's RF: as declared, else the cluster default (None: unknown)."""
-    return topic.rf if topic.rf is not None else default_rf(profile)
+    if topic.rf is not None:
+        return topic.rf
+    return None if "rf" in unknown_fields(topic, profile) else default_rf(profile)
+
+
+# the broker default a manifest field falls back to
+_DEFAULTS = {"rf": "default.replication.factor", "partitions": "num.partitions"}
+
+
+def unknown_fields(topic: TopicSpec, profile: ClusterProfile | None) -> frozenset:
+    """A manifest's fields ("rf", "partitions") and config keys whose value is unknown: its
+    own, and the broker defaults it falls back to that its cluster gives as unknowns."""
+    if profile is None or not profile.unknown:
+        return topic.unknown
+    inherited = {key for key in profile.unknown if key not in topic.config}
+    inherited.update(name for name, key in _DEFAULTS.items()
+                     if key in profile.unknown and getattr(topic, name) is None)
+    return topic.unknown | inherited
 
 
 def snapshot_topic_rf(topic: TopicState, manifest_rf_: int | None) -> int | None:

@@ -17,23 +17,26 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          select: list[str] | None = None, ignore: list[str] | None = None,
          allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
          base: str | None = None, today: dt.date | None = None,
-         keep: list | None = None) -> Result:
+         keep: list | None = None, stdin_name: str | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
     caller that ends its process without freeing it object by object (half a second for a
-    million-entry plan). Raises InputError, PolicyError or RegistryError for
+    million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown. Raises
+    InputError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
-    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters)
+    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters, stdin_name)
     if base is not None:
         from .sources import base_manifests
         from .sources.git import files_at
         place_base(inputs, base_manifests(files_at(base, paths), max_file_size))
     unchecked: Counter = Counter()
+    if inputs.unplaced:  # PL123: plans checked without their cluster
+        unchecked["PL123"] += inputs.unplaced
     runs = []
     for group in inputs.groups:
         cluster_ = group.cluster

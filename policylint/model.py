@@ -13,6 +13,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from .sources.document import Document
 
+
+class _Key:
+    """The last element of a path that names a mapping's key itself, not its value
+    (``("spec", "config", "retention.mss", KEY)``): an unknown key is reported where it
+    is written."""
+
+    def __repr__(self) -> str:
+        return "KEY"
+
+
+KEY = _Key()
+
 Ref = tuple  # (Document, path): a value in a document, located only when reported
 
 SEVERITIES = ("error", "warning", "note")
@@ -38,6 +50,8 @@ class ClusterProfile:
     #: whether ``config`` holds every setting that differs from Kafka's defaults (a Kafka
     #: resource's does; a snapshot may list only some)
     config_complete: bool = False
+    #: broker settings whose value is unknown (a template placeholder): left out of ``config``
+    unknown: frozenset = frozenset()
 
     @property
     def racks(self) -> set[str]:
@@ -60,9 +74,25 @@ class TopicSpec:
     annotations: dict[str, Any] = field(default_factory=dict)
     resource: tuple | None = None  # the manifest's own identity (kind, namespace, name)
     cluster: str | None = None  # the cluster the manifest names (Strimzi's label)
+    namespace: str | None = None  # the namespace of the cluster it names
+    #: fields ("rf", "partitions") and config keys whose value is unknown (a template
+    #: placeholder, a value that broke the format's schema): left out of the fields above
+    unknown: frozenset = frozenset()
+    #: config keys not written at ``paths["config"] + (key,)``: key -> (path of its value,
+    #: path of its key) (Aiven's snake_case, topicctl's retentionMinutes, a Jikkou ConfigMap)
+    config_paths: dict[str, tuple[tuple, tuple]] | None = None
+    #: what declares it, for messages ("Strimzi KafkaTopic", "topicctl topic", ...)
+    kind: str = "KafkaTopic"
 
     def where(self, name: str, *rest: Any) -> Ref:
         return (self.doc, self.paths.get(name, ()) + rest)
+
+    def config_at(self, key: str, of_key: bool = False) -> Ref:
+        """Where a config key's value (or the key itself) is written."""
+        moved = self.config_paths.get(key) if self.config_paths else None
+        if moved is not None:
+            return (self.doc, moved[of_key])
+        return (self.doc, self.paths.get("config", ()) + ((key, KEY) if of_key else (key,)))
 
 
 class PartitionState(NamedTuple):

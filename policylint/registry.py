@@ -1,4 +1,4 @@
-"""Rules and reporters are found through entry points, built-ins included.
+"""Rules, reporters and input formats are found through entry points, built-ins included.
 
 A ``policylint.rules`` entry point names a Rule class (``ACME001 = "acme.naming:TopicNaming"``)
 or a package of rule modules (``acme = "acme.rules"``): each module of that package is
@@ -22,6 +22,11 @@ from .rule import SPARK_FRAMES, TARGETS, Rule
 
 GROUP = "policylint.rules"
 REPORTERS = "policylint.reporters"
+FORMATS = "policylint.formats"
+#: policylint's own input formats (``policylint.sources.formats`` says what one is)
+BUILT_IN_FORMATS = ("strimzi", "cfk", "jikkou", "koperator", "aiven", "conduktor", "topicctl",
+                    "julieops", "kafka_gitops", "snapshot", "reassignment",
+                    "kafka_tools")
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{3,4}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -33,7 +38,8 @@ class RegistryError(Exception):
 # policylint's own entry points, for a checkout run from source without being installed
 _BUILT_IN = {GROUP: {"policylint": "policylint.rules"},
              REPORTERS: {name: f"policylint.reporters.{name}"
-                         for name in ("text", "json", "sarif", "github", "markdown")}}
+                         for name in ("text", "json", "sarif", "github", "markdown")},
+             FORMATS: {name: f"policylint.sources.{name}" for name in BUILT_IN_FORMATS}}
 
 
 @lru_cache(maxsize=1)

@@ -26,7 +26,9 @@ Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit 
 
 A rule that is off until the policy gives it parameters says so in ``applies(options)``;
 the engine then does not call it. One that judges replica lists alone sets
-``replica_lists_only``: manifests without an explicit assignment are not passed to it. A
+``replica_lists_only``: manifests without an explicit assignment are not passed to it; one
+that reads a manifest's RF, partitions or a config key names it in ``needs``: a manifest
+where it is an unknown value is not passed to it either. A
 finding may carry a severity above the rule's own (PL605: a removed key is an error); a
 severity the policy sets for the rule wins.
 
@@ -63,6 +65,10 @@ class Rule:
     #: whether ``check`` judges replica lists alone (``ctx.replica_lists``): a manifest has
     #: them only in an explicit assignment, so the others are not passed to it
     replica_lists_only: ClassVar[bool] = False
+    #: what ``check`` reads of a manifest: "rf", "partitions" or a config key. A manifest
+    #: where one of them is an unknown value (a template placeholder) is not passed to it
+    #: and is counted under ``unchecked``
+    needs: ClassVar[frozenset[str]] = frozenset()
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())

@@ -59,7 +59,7 @@ def test_json_contract(repo):
     assert out["version"] == 1
     assert out["tool"] == {"name": "policylint", "version": __version__}
     assert set(out["summary"]) == {"files", "error", "warning", "note", "suppressed",
-                                   "unchecked"}
+                                   "unchecked", "skipped"}
     assert out["summary"]["files"] == 2
     assert out["summary"]["unchecked"] == {"PL201": 0}
     first = out["findings"][0]
@@ -109,10 +109,15 @@ def test_allow_rf_change(repo):
 
 def test_two_cluster_candidates_need_cluster(repo):
     (repo / "clusters" / "other.yaml").write_text(SNAPSHOT.replace("prod", "other"))
-    result = invoke("lint", ".")
-    assert result.exit_code == 2
-    assert "--cluster" in result.output
-    assert invoke("lint", ".", "--cluster", "clusters/prod.yaml").exit_code == 1
+    result = invoke("lint", ".", "--format", "json")
+    assert result.exit_code == 1  # the other findings are still reported
+    out = json.loads(result.stdout)
+    unplaced = [f for f in out["findings"] if f["rule"] == "PL123"]
+    assert len(unplaced) == 1 and "--cluster" in unplaced[0]["message"]
+    assert out["summary"]["unchecked"]["PL123"] >= 1
+    placed = json.loads(invoke("lint", ".", "--cluster", "clusters/prod.yaml", "--format",
+                               "json").stdout)
+    assert not [f for f in placed["findings"] if f["rule"] == "PL123"]
 
 
 def test_bad_policy_is_exit_2_naming_the_key(repo):

@@ -104,8 +104,9 @@ def test_a_plan_without_version_is_version_1(corpus):
 def test_other_json_files_of_kafkas_tools_are_told_for_what_they_are(corpus):
     """6: skipped in walks; PL102 naming the tool when named; not a broken plan."""
     walked = lint(["kafka-tools"], select=BUILT_IN)
-    assert sorted(walked.skipped) == ["kafka-tools/delete-records.json",
-                                      "kafka-tools/leader-election.json"]
+    assert sorted(walked.skipped) == [
+        ("kafka-tools/delete-records.json", "none of policylint's kinds"),
+        ("kafka-tools/leader-election.json", "none of policylint's kinds")]
     assert walked.files == 2 and not found(walked, "PL101", "PL102")
     named = lint(["kafka-tools/delete-records.json", "kafka-tools/leader-election.json"],
                  select=BUILT_IN)
@@ -148,10 +149,12 @@ def test_strimzis_examples_folder_is_findings_not_exit_2(corpus):
                                       ("PL121", "strimzi-examples/kafka-persistent.yaml", 4)]
 
 
-def test_a_plan_no_rule_places_is_exit_2_naming_the_fix(corpus):
+def test_a_plan_no_rule_places_is_pl123_naming_the_fix(corpus):
     write_files(corpus, {"plans/p.json": '{"partitions": []}'})
-    with pytest.raises(InputError, match="which cluster is this plan for.*clusters: in the "
-                                         "policy"):
-        lint(["gitops", "plans"], select=BUILT_IN)
+    result = lint(["gitops", "plans"], select=BUILT_IN)
+    unplaced = [f for f in result.findings if f.rule == "PL123"]
+    assert [(f.file, f.line) for f in unplaced] == [("plans/p.json", 1)]
+    assert "clusters: in the policy" in unplaced[0].message
+    assert found(result, "PL110") == [("PL110", "plans/p.json", 1)]  # still linted
     (corpus / ".policylint.yaml").write_text(yaml.safe_dump({"clusters": {"dev": ["plans/*"]}}))
     assert found(lint(["gitops", "plans"], select=["PL110"])) == [("PL110", "plans/p.json", 1)]

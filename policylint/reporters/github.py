@@ -31,5 +31,8 @@ def render(result, **_) -> str:
                 props += [f"line={f.line}", f"col={f.column}"]
         props.append(f"title={_property(f'{f.rule} {f.name}')}")
         lines.append(f"::{_COMMANDS[f.severity]} {','.join(props)}::{_data(f.message)}")
+    for name, why in result.skipped:
+        lines.append(f"::notice file={_property(repo_relative(name))},"
+                     f"title=policylint skipped::{_data(why)}")
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"

@@ -16,6 +16,7 @@ def render(result, **_) -> str:
              "file": f.file, "line": f.line, "column": f.column, "topic": f.topic,
              "partition": f.partition, "suppressed": f.suppressed}
             for f in result.findings],
-        "summary": {"files": result.files, **counts, "unchecked": result.unchecked},
+        "summary": {"files": result.files, **counts, "unchecked": result.unchecked,
+                    "skipped": [{"file": name, "reason": why} for name, why in result.skipped]},
     }
     return to_json(document)

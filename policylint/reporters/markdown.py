@@ -32,6 +32,9 @@ def render(result, **_) -> str:
                          f"{_cell(f.message)} |")
         if len(active) > MAX_ROWS:
             lines.append(f"\n{len(active) - MAX_ROWS} more findings are not shown here.")
+    if result.skipped:
+        lines += ["", f"Skipped {len(result.skipped)} file(s): " + ", ".join(
+            f"`{_cell(name)}` ({_cell(why)})" for name, why in result.skipped[:MAX_ROWS]) + "."]
     unchecked = {code: n for code, n in result.unchecked.items() if n}
     if unchecked:
         lines += ["", "Not checked for lack of data: " + ", ".join(

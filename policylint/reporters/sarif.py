@@ -73,6 +73,15 @@ def render(result, **_) -> str:
                                 "semanticVersion": __version__, "rules": rules}},
             "columnKind": "unicodeCodePoints",
             "results": results,
+            # the files not linted, and what could not be checked, as notifications of the run
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": f"skipped: {why}"}, "locations": [
+                    {"physicalLocation": {"artifactLocation": {
+                        "uri": repo_relative(name), "uriBaseId": "%SRCROOT%"}}}]}
+                for name, why in result.skipped] + [
+                {"level": "note", "message": {"text": f"{code} could not be checked for {n}"}}
+                for code, n in result.unchecked.items() if n]}],
+            "properties": {"files": result.files, "unchecked": result.unchecked},
         }],
     }
     return to_json(document)

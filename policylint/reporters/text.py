@@ -11,13 +11,18 @@ _UNCHECKED = {
     "PL201": ("partition", "no snapshot, --current assignment or manifest gives their current "
                            "replication factor"),
     "PL202": ("topic", "the replication factor is left to the broker default and no cluster "
-                       "profile (--cluster) gives it"),
+                       "profile (--cluster) gives it, or it is an unknown value (a template "
+                       "placeholder)"),
     "PL206": ("topic", "the partition count is left to the broker default and no cluster "
-                       "profile (--cluster) gives it"),
-    "PL118": ("topic", "its manifest names a cluster that is none of the run's clusters"),
+                       "profile (--cluster) gives it, or it is an unknown value (a template "
+                       "placeholder)"),
+    "PL118": ("topic", "it names a cluster that is none of the run's clusters"),
+    "PL123": ("plan entry", "no cluster of the run places its plan"),
     "PL203": ("subject", "its cluster's broker count is unknown (a Strimzi Kafka with node "
-                         "pools, none of them among the inputs)"),
+                         "pools, none of them among the inputs), or its replication factor is "
+                         "an unknown value (a template placeholder)"),
 }
+UNKNOWN_VALUE = ("subject", "a value it needs is an unknown value (a template placeholder)")
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 
 
@@ -37,12 +42,12 @@ def render(result, color: bool = False, **_) -> str:
         lines.append("")
     lines.append(summary_line(result))
     if result.skipped:
-        shown = ", ".join(result.skipped[:5]) + (", ..." if len(result.skipped) > 5 else "")
-        lines.append(f"Skipped {count(len(result.skipped), 'file')} of none of policylint's "
-                     f"kinds: {shown}.")
+        shown = ", ".join(f"{name} ({why})" for name, why in result.skipped[:5]) + (
+            ", ..." if len(result.skipped) > 5 else "")
+        lines.append(f"Skipped {count(len(result.skipped), 'file')}: {shown}.")
     for code, n in result.unchecked.items():
         if n:
-            subject, why = _UNCHECKED.get(code, ("subject", "it lacked the data"))
+            subject, why = _UNCHECKED.get(code, UNKNOWN_VALUE)
             lines.append(f"{code} could not be checked for {count(n, subject)}: {why}.")
     return "\n".join(lines) + "\n"
 
@@ -53,6 +58,8 @@ def summary_line(result) -> str:
     files = f"{result.files} file{'s' if result.files != 1 else ''}"
     if not problems and not counts["suppressed"]:
         return f"No problems found in {files}."
+    if not result.files:
+        files = "the inputs"  # problems of the call's own files (a policy's exemptions)
     parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}"
              for s in ("error", "warning", "note")]
     tail = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""

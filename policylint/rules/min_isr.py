@@ -7,12 +7,16 @@ from ..words import subject
 
 class MinIsrRule(Rule):
     targets = ("manifest", "snapshot", "plan")
+    needs = frozenset({"rf", "min.insync.replicas"})
     spark_frame = "topics"
     #: on plans too, one finding per topic (at its first entry) rather than per partition
     topic_level = False
     #: how the message gives a minISR that is Kafka's built-in default
     DEFAULT = ("{min_isr} (Kafka's default: neither the topic nor a cluster profile sets "
                "min.insync.replicas; give the cluster with --cluster)")
+    #: ... when the topic's cluster is known and does not set it
+    DEFAULT_OF = ("{min_isr} (Kafka's default: neither the topic nor cluster {cluster} sets "
+                  "min.insync.replicas)")
 
     @staticmethod
     def breaks(rf, min_isr, options):
@@ -26,7 +30,9 @@ class MinIsrRule(Rule):
             if partition is None and s.topic in seen:
                 continue
             seen.add(s.topic)
-            min_isr = self.DEFAULT.format(min_isr=s.min_isr) if s.default else s.min_isr
+            min_isr = s.min_isr if s.default is None else \
+                self.DEFAULT_OF.format(min_isr=s.min_isr, cluster=s.default) if s.default \
+                else self.DEFAULT.format(min_isr=s.min_isr)
             yield self.finding(self.say(subject=subject(s.topic, partition), min_isr=min_isr,
                                         rf=s.rf, **options),
                                at=s.at, topic=s.topic, partition=partition)
@@ -36,7 +42,8 @@ class MinIsrRule(Rule):
 
         from ..spark.expr import one, say
         rf, min_isr = F.col("rf_min"), F.col("min_isr")
-        said = F.when(F.col("min_isr_default"), say(self.DEFAULT, min_isr=min_isr)) \
+        said = F.when(F.col("min_isr_default"), say(self.DEFAULT_OF, min_isr=min_isr,
+                                                          cluster=F.col("cluster"))) \
             .otherwise(min_isr.cast("string"))
         return one(rf.isNotNull() & min_isr.isNotNull() & self.breaks(rf, min_isr, options),
                    say(self.message, subject=F.concat(F.lit("topic "), F.col("topic")),

@@ -43,7 +43,7 @@ class RfChangeManifest(Rule):
 
     def check(self, ctx, _, options):
         for old, new in matched(ctx):
-            values = resolved(ctx, self.code, old.rf, new.rf, default_rf)
+            values = resolved(ctx, self.code, old, new, "rf", default_rf)
             if values is None or values[0] == values[1] or allows_rf_change(ctx, new):
                 continue
             yield self.finding(

@@ -34,6 +34,7 @@ class RfExceedsBrokers(Rule):
     name = "rf-exceeds-brokers"
     severity = "error"
     targets = ("manifest", "plan", "snapshot")
+    needs = frozenset({"rf"})
     message = ("{subject}: replication factor {rf} is larger than the {brokers} of cluster "
                "{cluster}")
     spark_frame = "topics"

@@ -33,8 +33,7 @@ class PartitionDecrease(Rule):
 
     def check(self, ctx, _, options):
         for old, new in matched(ctx):
-            values = resolved(ctx, self.code, old.partitions, new.partitions,
-                              default_partitions)
+            values = resolved(ctx, self.code, old, new, "partitions", default_partitions)
             if values is None or values[1] >= values[0]:
                 continue
             yield self.finding(

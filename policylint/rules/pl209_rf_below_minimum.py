@@ -42,6 +42,7 @@ class RfBelowMinimum(Rule):
     name = "rf-below-minimum"
     severity = "warning"
     targets = ("manifest", "plan", "snapshot")
+    needs = frozenset({"rf"})
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min": {"type": "integer", "minimum": 1, "default": 2}}}
     message = ("{subject}: replication factor {rf}{origin} is below the minimum of {min}: "

@@ -60,5 +60,5 @@ class RetentionDecrease(Rule):
                     yield self.finding(
                         self.say(topic=new.name, key=key, new=now, before=before,
                                  old="unlimited (-1)" if old < 0 else old),
-                        at=new.where("config", key) if own else new.where("config"),
+                        at=new.config_at(key) if own else new.where("config"),
                         topic=new.name)

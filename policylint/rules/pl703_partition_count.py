@@ -34,6 +34,7 @@ class PartitionCount(Rule):
     name = "partition-count"
     severity = "error"
     targets = ("manifest", "snapshot")
+    needs = frozenset({"partitions"})
     message = "topic {topic}: {count} partitions, {bound}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min": {"type": ["integer", "null"], "minimum": 1, "default": None},

@@ -39,6 +39,7 @@ class RetentionBounds(Rule):
     name = "retention-bounds"
     severity = "error"
     targets = ("manifest", "snapshot")
+    needs = frozenset({"retention.ms", "retention.bytes"})
     reads_partitions = False
     message = "topic {topic}: {key}={value}{whence} {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {

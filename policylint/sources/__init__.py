@@ -17,20 +17,17 @@ from typing import Iterator
 
 from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
-from . import kafka_tools, reassignment, snapshot, strimzi
+from . import formats, kafka_tools, reassignment, snapshot
 from .clusters import Group, Placement
 from .document import Document, ParseError, SourceFile
+from .formats import Fields, is_placeholder
 from .jsondoc import load_json
 from .schemas import validator
 from .yamldoc import load_yaml
 
 DEFAULT_MAX_FILE_SIZE = 256 * 2**20
-EXTENSIONS = (".yaml", ".yml", ".json")
-_SCHEMAS = {"strimzi-topic": "strimzi-topic", "strimzi-kafka": "strimzi-kafka",
-            "strimzi-nodepool": "strimzi-nodepool", "reassignment": "reassignment",
-            "snapshot": "snapshot"}
-_DETECTORS = (strimzi.detect, snapshot.detect, kafka_tools.detect, reassignment.detect)
-_TYPED = ("reassignment", "snapshot")  # kinds the model is built from as msgspec types
+EXTENSIONS = (".yaml", ".yml", ".json", ".yaml.tpl", ".yml.tpl", ".json.tpl")
+_TYPED = ("plan", "snapshot")  # roles whose model is built from msgspec types
 # a FIFO is opened without waiting for a writer (and then refused, not read)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _FIRST_CHARACTER = re.compile(r"\s*(\S?)")  # text.lstrip()[:1], without the copy
@@ -43,16 +40,19 @@ class InputError(Exception):
 @dataclass
 class Inputs:
     files: list[str] = field(default_factory=list)  # checked
-    skipped: list[str] = field(default_factory=list)  # none of policylint's kinds
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     findings: list[Finding] = field(default_factory=list)
     manifests: list[TopicSpec] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
-    kafkas: list[Document] = field(default_factory=list)
+    #: cluster descriptions: (kind, document, its values)
+    kafkas: list[tuple[str, Document, Fields]] = field(default_factory=list)
     pools: list[Document] = field(default_factory=list)
+    configmaps: list[Document] = field(default_factory=list)
     #: the linted inputs grouped by cluster, and which cluster a manifest or plan is of
     groups: list[Group] = field(default_factory=list)
     placement: Placement | None = None
+    unplaced: int = 0  # entries of plans no cluster places (PL123)
     #: the current assignment (``--current``, or printed beside a plan): (topic, partition)
     #: -> replicas
     current: dict[tuple[str, int], list[int]] | None = None
@@ -70,12 +70,20 @@ def display_name(path: str | Path) -> str:
 Walked = tuple[str, str, bool]  # (path, display name, given explicitly)
 
 
-def walk(paths: list[str]) -> Iterator[Walked]:
+STDIN = "-"
+
+
+def walk(paths: list[str], stdin_name: str | None = None) -> Iterator[Walked]:
     """Every file of ``paths`` with its display name; directories are walked in sorted
-    order, skipping hidden directories and files that are not YAML or JSON."""
+    order, skipping hidden directories and files that are not YAML or JSON (or their
+    templates). ``-`` is standard input, shown as ``stdin_name``."""
     seen: set[str] = set()
     for path in paths:
-        if os.path.isdir(path):
+        if path == STDIN:
+            if STDIN not in seen:
+                seen.add(STDIN)
+                yield STDIN, display_name(stdin_name) if stdin_name else STDIN, True
+        elif os.path.isdir(path):
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 # the directory's display name, made once for its files (an absolute path
@@ -102,6 +110,11 @@ def _once(path: str, name: str, explicit: bool, seen: set) -> Iterator[Walked]:
         yield path, name, explicit
 
 
+class Template(ParseError):
+    """The file is a Go/Helm or Jinja template that cannot be read before it is rendered. A
+    walk skips it; named, it is a PL100."""
+
+
 class NotRegular(ParseError):
     """The path is no regular file: a directory, FIFO, device or socket, or a symbolic link
     that leads nowhere. A walk skips it; named, it is a PL100."""
@@ -111,7 +124,10 @@ def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile
     """The file's text, shown as ``name`` (by default its ``display_name``); ParseError
     when it cannot be read, is no regular file, is too large, not UTF-8 or empty. At most
     ``max_size`` + 1 bytes are read, whatever the file system says of its size, and nothing
-    waits for a writer (a FIFO is refused, not read)."""
+    waits for a writer (a FIFO is refused, not read). ``-`` is standard input, read to
+    its end (InputError when it is a terminal: nothing would end it)."""
+    if path == STDIN:
+        return _stdin(max_size, name or STDIN)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
@@ -140,7 +156,31 @@ def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile
     if len(data) > max_size:
         raise ParseError(f"file is larger than the {_mib(max_size)} limit (raise it with "
                          "--max-file-size)")
-    return decode(name or display_name(path), data, os.path.splitext(path)[1].lower())
+    return decode(name or display_name(path), data, _suffix(os.fspath(path)))
+
+
+def _stdin(max_size: int, name: str) -> SourceFile:
+    import sys
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        raise InputError("- reads standard input, which is a terminal: pipe a file into it "
+                         "(helm template CHART | policylint lint -)")
+    chunks, left = [], max_size + 1
+    try:
+        while left > 0:
+            chunk = stream.buffer.read1(min(left, 2**16)) if hasattr(stream, "buffer") \
+                else stream.read(min(left, 2**16)).encode("utf-8", "surrogateescape")
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except (OSError, ValueError) as exc:
+        raise ParseError(f"standard input cannot be read: {exc}") from None
+    data = b"".join(chunks)
+    if len(data) > max_size:
+        raise ParseError(f"standard input is larger than the {_mib(max_size)} limit (raise it "
+                         "with --max-file-size)")
+    return decode(name, data, _suffix(name))
 
 
 def _special(mode: int) -> str:
@@ -179,7 +219,13 @@ def parse(source: SourceFile) -> list[Document]:
     document of its own."""
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
-    docs = load_json(source) if source.format == "json" else load_yaml(source)
+    try:
+        docs = load_json(source) if source.format == "json" else load_yaml(source)
+    except ParseError as exc:
+        if "{{" in source.text or "{%" in source.text:
+            raise Template(f"a template (render it first, e.g. helm template CHART | policylint "
+                           f"lint -): {exc.message}", exc.line, exc.column) from None
+        raise
     # a file of many documents is searched for "List" first; a large JSON document is not
     if (len(docs) == 1 or "List" in source.text) and any(map(_is_list, docs)):
         docs = [item for doc in docs for item in (
@@ -196,13 +242,7 @@ def _is_list(doc: Document) -> bool:
 
 def detect(data: object) -> str | None:
     """The input kind of a document, by content alone."""
-    if type(data) is not dict:
-        return None
-    for detector in _DETECTORS:
-        kind = detector(data)
-        if kind:
-            return kind
-    return None
+    return formats.detect(data)
 
 
 def source_finding(code: str, message: str, file: str, line: int | None = None,
@@ -221,15 +261,23 @@ def kind_of(doc: Document) -> str | None:
     return detect(doc.data)
 
 
+def checked(kind: str | None) -> bool:
+    """Whether policylint checks documents of this kind (another tool's it only names)."""
+    return formats.role(kind) not in (None, "other")
+
+
 def validate(kind: str, doc: Document) -> list:
-    """The schema errors of a document of a kind policylint knows. A valid plan or
-    snapshot keeps its value as the schema's msgspec types (``doc.typed``): the model is
-    built from it."""
-    schema = validator(_SCHEMAS[kind])
+    """The schema errors of a document of a kind policylint knows, less those of values
+    that are template placeholders (unknown, not wrong). A valid plan or snapshot keeps its
+    value as the schema's msgspec types (``doc.typed``): the model is built from it."""
+    schema = formats.validator(kind)
     if doc.typed is not None:
         return []
-    if kind not in _TYPED:
-        return schema.errors(doc.data)
+    if formats.role(kind) not in _TYPED:
+        errors = schema.errors(doc.data)
+        if errors and doc.source.templated():
+            errors = [e for e in errors if not is_placeholder(doc.get(e[0]))]
+        return errors
     import msgspec
     try:
         doc.typed = schema.convert(doc.data)
@@ -256,8 +304,7 @@ def parse_files(files: list[Walked], max_size: int = DEFAULT_MAX_FILE_SIZE) -> l
 def load_bytes(name: str, data: bytes) -> Inputs:
     """The model of one file given as bytes (read through another file system: Spark's)."""
     try:
-        docs: list[Document] | ParseError = parse(
-            decode(name, data, os.path.splitext(name)[1].lower()))
+        docs: list[Document] | ParseError = parse(decode(name, data, _suffix(name)))
     except ParseError as exc:
         docs = exc
     return load([(name, False, docs)])
@@ -266,9 +313,10 @@ def load_bytes(name: str, data: bytes) -> Inputs:
 def load(parsed: list[Parsed]) -> Inputs:
     """The model of parsed files."""
     inputs = Inputs()
+    topics: list[tuple[str, Document, Fields | None]] = []
     for name, explicit, docs in parsed:
-        if isinstance(docs, NotRegular) and not explicit:
-            inputs.skipped.append(f"{name} ({docs.message})")
+        if isinstance(docs, (NotRegular, Template)) and not explicit:
+            inputs.skipped.append((name, docs.message))
             continue
         if isinstance(docs, ParseError):
             inputs.files.append(name)
@@ -276,32 +324,47 @@ def load(parsed: list[Parsed]) -> Inputs:
                                                   docs.column))
             continue
         kinds = [kind_of(doc) for doc in docs]
-        if not any(kind in _SCHEMAS for kind in kinds):
-            inputs.skipped.append(name)
+        if not any(map(checked, kinds)):
+            inputs.skipped.append((name, "none of policylint's kinds"))
             if explicit:
                 inputs.findings.append(_unknown(name, docs, kinds))
             continue
         inputs.files.append(name)
         for doc, kind in zip(docs, kinds):
-            if kind in _SCHEMAS:
-                _add(inputs, kind, doc, validate(kind, doc))
+            if checked(kind):
+                _add(inputs, kind, doc, validate(kind, doc), topics)
+    related = {"nodepool": inputs.pools, "configmap": inputs.configmaps}
+    for kind, doc, fields in topics:  # once every file is read: they may refer to others
+        inputs.manifests.extend(declarations(kind, doc, fields, related))
     return inputs
+
+
+def declarations(kind: str, doc: Document, fields: Fields | None,
+                 related: dict) -> list[TopicSpec]:
+    """The topics a document declares (none when what names them broke its schema)."""
+    try:
+        return formats.format_of(kind).topics(doc, fields, related)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return []  # a shape its schema refused: the PL101 findings say why
 
 
 def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:
     other = next((kafka_tools.OTHER_TOOLS[k] for k in kinds if k in kafka_tools.OTHER_TOOLS),
                  None)
     message = f"{other}: not a document policylint checks" if other else (
-        "not a document policylint knows (a Strimzi KafkaTopic, Kafka or KafkaNodePool, a "
-        "reassignment plan or a ClusterSnapshot)")
+        "not a document policylint knows (a topic declaration of Strimzi, Confluent for "
+        "Kubernetes, Jikkou, Koperator, Aiven, Conduktor, topicctl, JulieOps or kafka-gitops, "
+        "a Kafka cluster resource, a reassignment plan, kafka-topics.sh --describe output "
+        "or a ClusterSnapshot)")
     return source_finding("PL102", message, name, at=(docs[0], ()) if docs else None)
 
 
-def _add(inputs: Inputs, kind: str, doc: Document, errors: list) -> None:
+def _add(inputs: Inputs, kind: str, doc: Document, errors: list, topics: list) -> None:
     for path, message in errors:
         inputs.findings.append(source_finding(
             "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
-    if kind == "reassignment":
+    role = formats.role(kind)
+    if role == "plan":
         bad, fatal = split_errors(errors, "partitions", None)
         if fatal:
             return
@@ -310,19 +373,28 @@ def _add(inputs: Inputs, kind: str, doc: Document, errors: list) -> None:
             inputs.current = {**(inputs.current or {}), **reassignment.assignment(plan)}
         else:
             inputs.plans.append(plan)
-    elif kind == "snapshot":
+    elif role == "snapshot":
+        if doc.typed is None and kind != "snapshot":  # another tool's printed snapshot
+            inputs.snapshots.extend(formats.format_of(kind).snapshots(doc))
+            return
         bad, fatal = split_errors(errors, "topics", "partitions")
         if not fatal:
             inputs.snapshots.append(snapshot.snapshot(
                 doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
+    elif role == "topics":
+        # a field that broke the schema is unknown; the others are still judged
+        fields = Fields(doc, (e[0] for e in errors)) \
+            if errors or doc.source.templated() else None
+        topics.append((kind, doc, fields))
+    elif role == "cluster":
+        if not any(len(path) <= 1 or path[:2] == ("metadata", "name") for path, _ in errors):
+            inputs.kafkas.append((kind, doc, Fields(doc, (e[0] for e in errors))))
     elif errors:
-        return  # a broken manifest would only confuse the rules
-    elif kind == "strimzi-topic":
-        inputs.manifests.append(strimzi.topic_spec(doc))
-    elif kind == "strimzi-kafka":
-        inputs.kafkas.append(doc)
-    elif kind == "strimzi-nodepool":
+        return  # a broken node pool or ConfigMap would only confuse the rules
+    elif role == "nodepool":
         inputs.pools.append(doc)
+    elif role == "configmap":
+        inputs.configmaps.append(doc)
 
 
 def split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:
@@ -361,7 +433,7 @@ def context_documents(path: str, docs: list[Document]) -> list[tuple[str, Docume
     found = []
     for doc in docs:
         kind = kind_of(doc) if doc.role is None else None
-        if kind not in _SCHEMAS:  # not a kind policylint checks (another tool's file)
+        if not checked(kind):  # not a kind policylint checks (another tool's file)
             continue
         errors = validate(kind, doc)
         if errors:
@@ -379,18 +451,20 @@ def context_error(path: str, doc: Document, errors: list) -> InputError:
 
 def base_manifests(files: list[tuple[str, bytes]], max_size: int = DEFAULT_MAX_FILE_SIZE
                    ) -> list[TopicSpec]:
-    """The valid topic manifests among ``(name, bytes)`` files read from a git ref. They are
+    """The topic declarations among ``(name, bytes)`` files read from a git ref. They are
     the baseline of the diff rules, not linted: anything unreadable is left out."""
-    specs = []
+    parsed = []
     for name, data in files:
         if len(data) > max_size:
             continue
         try:
-            docs = parse(decode(name, data, os.path.splitext(name)[1].lower()))
+            parsed.append((name, False, parse(decode(name, data, _suffix(name)))))
         except ParseError:
             continue
-        for doc in docs:
-            if detect(doc.data) == "strimzi-topic" and \
-                    not validator("strimzi-topic").errors(doc.data):
-                specs.append(strimzi.topic_spec(doc))
-    return specs
+    return load(parsed).manifests
+
+
+def _suffix(name: str) -> str:
+    """A file's format suffix: ``.yaml`` of ``topics.yaml.tpl`` too."""
+    root, suffix = os.path.splitext(name)
+    return os.path.splitext(root)[1].lower() if suffix.lower() == ".tpl" else suffix.lower()

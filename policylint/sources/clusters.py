@@ -1,18 +1,23 @@
 """Clusters in one run. A GitOps repository holds several: each topic manifest and plan is
 checked against its own cluster.
 
-- A cluster is described by a ClusterSnapshot (its ``cluster`` field names it) or a Strimzi
-  ``Kafka`` (its name and namespace; its ``KafkaNodePool``s are those labelled for it), from
-  the linted files or from ``--cluster`` files. Snapshots of one cluster taken at different
-  times describe it together (the latest is its state); a snapshot and a ``Kafka`` of the
-  same name too (the snapshot's brokers are the truth). Two descriptions of one kind of the
-  same cluster are PL121.
-- A topic manifest belongs to the cluster its ``strimzi.io/cluster`` label names (and
-  namespace); a label that names none of the run's clusters is PL118.
-- A plan, or a topic without that label, belongs to the cluster of the only ``--cluster``,
-  else to the one cluster described in its nearest directory that describes any, else to
-  the cluster whose policy ``clusters:`` globs match its path. A plan none of them places,
-  in a run that describes clusters, is an error of the call (exit 2).
+- A cluster is described by a ClusterSnapshot (its ``cluster`` field names it) or a cluster
+  resource (a Strimzi ``Kafka`` with the ``KafkaNodePool``s labelled for it, a CFK ``Kafka``,
+  a topicctl cluster config, ...: name and namespace), from the linted files or from
+  ``--cluster`` files. A description belongs to its directory (its scope): descriptions of
+  one name and namespace are one cluster when one's directory holds the other's (a
+  ``--cluster`` file's scope is the whole run), two clusters when they sit in sibling
+  directories (two environments). Snapshots of one cluster taken at different times
+  describe it together (the latest is its state); a snapshot and a ``Kafka`` of the same
+  name too (the snapshot's brokers are the truth). Two descriptions of one kind of the same
+  cluster in one scope are PL121.
+- A topic declaration belongs to the cluster it names (Strimzi's ``strimzi.io/cluster``
+  label, CFK's ``kafkaClusterRef``, ...), the one of that name nearest to its file; a name
+  that is none of the run's clusters is PL118.
+- A plan, or a topic that names no cluster, belongs to the cluster of the only
+  ``--cluster``, else to the one cluster described in its nearest directory that describes
+  any, else to the cluster whose policy ``clusters:`` globs match its path. A plan none of
+  them places, in a run that describes clusters, is PL123.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Cluster:
     snapshot: Snapshot | None
     file: str       # the file that describes it (display name)
     explicit: bool  # described by a --cluster file
+    scope: str = ""  # the directory it belongs to ("": the whole run)
 
     @property
     def name(self) -> str:
@@ -73,12 +79,16 @@ def describe(described: list[Described]) -> tuple[list[Cluster], list[tuple[str,
     duplicates: list[tuple[str, Any, str]] = []
     for item, file, explicit, linted in described:
         profile = item.profile if isinstance(item, Snapshot) else item
+        scope = posixpath.dirname(file) if linted else ""
         same = next((c for c in clusters if c.name == profile.name
-                     and c.namespace == profile.namespace), None)
+                     and c.namespace == profile.namespace
+                     and (_under(file, c.scope) or _under(c.file, scope))), None)
         if same is None:
             snap = item if isinstance(item, Snapshot) else None
-            clusters.append(Cluster(profile, snap, file, explicit))
+            clusters.append(Cluster(profile, snap, file, explicit, scope))
             continue
+        if len(scope) < len(same.scope):
+            same.scope = scope  # the wider of the two
         same.explicit |= explicit
         if isinstance(item, Snapshot):
             if same.snapshot is None:  # a Kafka's cluster, captured
@@ -109,8 +119,10 @@ class Placement:
         """(cluster, None), or (None, the label) when the label names none of the run's
         clusters while it has some."""
         if spec.cluster is not None and self.clusters:
-            named = [c for c in self.clusters if c.is_named(spec.cluster, spec.resource[1])]
-            return (named[0], None) if named else (None, spec.cluster)
+            named = [c for c in self.clusters if c.is_named(spec.cluster, spec.namespace)]
+            if not named:
+                return None, spec.cluster
+            return _nearest(named, spec.doc.source.name), None
         return self.of_file(spec.doc.source.name), None
 
     def of_file(self, file: str) -> Cluster | None:
@@ -135,6 +147,19 @@ class Placement:
     def names(self, files: bool = False) -> str:
         return ", ".join(sorted({f"{c.name} ({c.file})" if files else c.name
                                  for c in self.clusters}))
+
+
+def _nearest(clusters: list[Cluster], file: str) -> Cluster:
+    """Of clusters of one name, the one whose directory shares most of ``file``'s path."""
+    parts = file.split("/")[:-1]
+
+    def shared(cluster: Cluster) -> int:
+        theirs = cluster.file.split("/")[:-1]
+        n = 0
+        while n < min(len(parts), len(theirs)) and parts[n] == theirs[n]:
+            n += 1
+        return n
+    return max(clusters, key=shared)  # the first of equals
 
 
 def _under(file: str, folder: str) -> bool:

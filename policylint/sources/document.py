@@ -15,16 +15,7 @@ class ParseError(Exception):
         self.message, self.line, self.column = message, line, column
 
 
-class _Key:
-    """The last element of a path that names a mapping's key itself, not its value
-    (``("spec", "config", "retention.mss", KEY)``): an unknown key is reported where it
-    is written."""
-
-    def __repr__(self) -> str:
-        return "KEY"
-
-
-KEY = _Key()
+from ..model import KEY  # noqa: F401  (where it was first defined)
 
 _DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
 
@@ -35,6 +26,14 @@ class SourceFile:
     def __init__(self, name: str, text: str, fmt: str):
         self.name, self.text, self.format = name, text, fmt
         self._disables: dict[int, tuple[set[str], str]] | None = None
+        self._templated: bool | None = None
+
+    def templated(self) -> bool:
+        """Whether the text may hold template placeholders (``${``, ``{{``, ``{%``)."""
+        if self._templated is None:
+            text = self.text
+            self._templated = "${" in text or "{{" in text or "{%" in text
+        return self._templated
 
     def disables(self) -> dict[int, tuple[set[str], str]]:
         """line -> (codes or names, reason) of ``# policylint: disable=...`` comments (YAML)."""

@@ -29,6 +29,10 @@ _HEADINGS = re.compile(rf"^[ \t]*({CURRENT}|{PROPOSED})\b.*$", re.M)
 _LINE_START = re.compile(r"^[ \t]*\{", re.M)
 
 
+KINDS = dict.fromkeys(OTHER_TOOLS, "other")
+ORDER = 20  # before reassignment plans, whose "partitions" some of them have
+
+
 def detect(data: dict) -> str | None:
     """The kind of a JSON file of Kafka's other tools, or None."""
     if "kind" in data or "apiVersion" in data:

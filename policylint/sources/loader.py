@@ -7,20 +7,24 @@ import os
 from pathlib import Path
 
 from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
-               load, parse_context, parse_files, snapshot, source_finding, strimzi, walk)
+               formats, load, parse_context, parse_files, snapshot, source_finding, strimzi,
+               walk)
 from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
-from ..model import ClusterProfile, TopicSpec
+from .document import Document
+from .formats import Fields
+from ..model import ClusterProfile, Snapshot, TopicSpec
 
 
 def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None = None,
                 max_size: int = DEFAULT_MAX_FILE_SIZE,
-                placement: dict[str, list[str]] | None = None) -> Inputs:
+                placement: dict[str, list[str]] | None = None,
+                stdin_name: str | None = None) -> Inputs:
     """The model of a run's files, grouped by cluster (``Inputs.groups``), with the
     baseline. ``clusters``: the ``--cluster`` files; ``placement``: the policy's cluster
     path globs. InputError for problems with the call itself (a missing path, a broken
     context file, a plan no rule places)."""
-    files = list(walk(paths))
+    files = list(walk(paths, stdin_name))
     walked = {os.path.realpath(path) for path, _, _ in files} if clusters else set()
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
     parsed = parse_files(files, max_size)
@@ -38,27 +42,34 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
 def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
               ) -> tuple[list[Cluster], list[ClusterProfile]]:
     """The run's clusters, from the linted files and the ``--cluster`` files (``found``:
-    their recognised documents), and the profiles of the linted ``Kafka``s; PL119 and PL121
-    findings about the linted ones."""
+    their recognised documents), and the profiles of the linted cluster resources; PL119
+    and PL121 findings about the linted ones."""
     for name, kinds in found:
-        if not any(kind in ("snapshot", "strimzi-kafka") for kind, _ in kinds):
-            raise InputError(f"--cluster {name}: no ClusterSnapshot or Strimzi Kafka resource "
+        if not any(formats.role(kind) in ("snapshot", "cluster") for kind, _ in kinds):
+            raise InputError(f"--cluster {name}: no ClusterSnapshot or Kafka cluster resource "
                              "in it")
     context = [(kind, doc) for _, kinds in found for kind, doc in kinds]
-    pools = inputs.pools + [doc for kind, doc in context if kind == "strimzi-nodepool"]
-    profiles = [strimzi.cluster_profile(doc, pools) for doc in inputs.kafkas]
+    pools = inputs.pools + [doc for kind, doc in context if formats.role(kind) == "nodepool"]
+    related = {"nodepool": pools, "configmap": inputs.configmaps}
+    profiles = [p for kind, doc, fields in inputs.kafkas
+                for p in _profile(kind, doc, fields, related)]
     described = [(s, s.doc.source.name, s.doc.source.name in given, True)
                  for s in inputs.snapshots]
     described += [(p, p.doc.source.name, p.doc.source.name in given, True) for p in profiles]
-    described += [(snapshot.snapshot(doc) if kind == "snapshot"
-                   else strimzi.cluster_profile(doc, pools), doc.source.name, True, False)
-                  for kind, doc in context if kind in ("snapshot", "strimzi-kafka")]
+    for kind, doc in context:
+        role = formats.role(kind)
+        if role == "snapshot":
+            described += [(s, doc.source.name, True, False) for s in _snapshots(kind, doc)]
+        elif role == "cluster":
+            described += [(p, doc.source.name, True, False)
+                          for p in _profile(kind, doc, Fields(doc), related)]
     clusters, duplicates = describe(described)
     for kind, item, first in duplicates:
         message, at = duplicate(kind, item, first)
         inputs.findings.append(source_finding("PL121", message, item.doc.source.name, at=at))
-    for doc in inputs.kafkas:
-        if strimzi.uses_node_pools(doc) and not strimzi.has_broker_pools(doc, pools):
+    for kind, doc, _ in inputs.kafkas:
+        if kind == "strimzi-kafka" and strimzi.uses_node_pools(doc) and \
+                not strimzi.has_broker_pools(doc, pools):
             inputs.findings.append(source_finding(
                 "PL119", f"Kafka {doc.data['metadata']['name']} uses node pools and no "
                 "KafkaNodePool with the broker role is labelled for it among the inputs: its "
@@ -66,6 +77,20 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
                 "that need it are unchecked for its topics; lint its node pools with it",
                 doc.source.name, at=(doc, ("metadata", "name"))))
     return clusters, profiles
+
+
+def _profile(kind: str, doc: Document, fields: Fields, related: dict) -> list[ClusterProfile]:
+    """A cluster resource's profile (none when what it needs broke its schema)."""
+    try:
+        return [formats.format_of(kind).profile(doc, fields, related)]
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return []  # a shape its schema refused: the PL101 findings say why
+
+
+def _snapshots(kind: str, doc: Document) -> list[Snapshot]:
+    if kind == "snapshot":
+        return [snapshot.snapshot(doc)]
+    return formats.format_of(kind).snapshots(doc)
 
 
 def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Cluster],
@@ -82,20 +107,21 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
         cluster, unknown = placement.of_manifest(spec)
         if unknown is not None:
             inputs.findings.append(source_finding(
-                "PL118", f"topic {spec.name} is labelled for cluster {unknown}, which is none "
-                f"of the clusters among the inputs ({placement.names()}): rules that need its "
+                "PL118", f"topic {spec.name} names cluster {unknown}, which is none of the "
+                f"clusters among the inputs ({placement.names()}): rules that need its "
                 "cluster skip it; lint it with that cluster's Kafka resource or snapshot",
-                spec.doc.source.name, at=(spec.doc, ("metadata", "labels",
-                                                     strimzi.CLUSTER_LABEL))))
+                spec.doc.source.name, at=spec.where("cluster")))
         group(cluster, unknown).manifests.append(spec)
     for plan in inputs.plans:
         cluster = placement.of_file(plan.doc.source.name)
         if cluster is None and clusters:
-            raise InputError(
-                f"{plan.doc.source.name}: which cluster is this plan for? The inputs describe "
-                f"{len(clusters)} ({placement.names(files=True)}) and none is its own: "
-                "give it with --cluster FILE, or map the plan's path to a cluster under "
-                "clusters: in the policy")
+            inputs.findings.append(source_finding(
+                "PL123", f"which cluster is this plan for? The inputs describe "
+                f"{len(clusters)} ({placement.names(files=True)}) and none is its own, so the "
+                f"rules that need its cluster skip its {len(plan.moves)} entries: give it with "
+                "--cluster FILE, or map the plan's path to a cluster under clusters: in the "
+                "policy", plan.doc.source.name, at=plan.where()))
+            inputs.unplaced += len(plan.moves)
         group(cluster).plans.append(plan)
     for snap in inputs.snapshots:
         group(_own(clusters, snap.profile)).snapshots.append(snap)

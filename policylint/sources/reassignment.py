@@ -6,7 +6,16 @@ from msgspec import UNSET
 
 from ..model import Move, Plan
 from .document import Document
+from . import schemas
 from .schemas import validator
+
+
+KINDS = {"reassignment": "plan"}
+ORDER = 90  # any mapping with "partitions": asked last
+
+
+def schema(kind: str) -> dict:
+    return schemas.schema(kind)
 
 
 def detect(data: dict) -> str | None:

@@ -9,9 +9,18 @@ from msgspec import UNSET
 
 from ..model import ClusterProfile, PartitionState, Snapshot, TopicState
 from .document import Document
+from . import schemas
 from .schemas import validator
 
 _EMPTY: list[int] = []
+
+
+KINDS = {"snapshot": "snapshot"}
+ORDER = 10
+
+
+def schema(kind: str) -> dict:
+    return schemas.schema(kind)
 
 
 def detect(data: dict) -> str | None:

@@ -3,27 +3,63 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model import ClusterProfile, TopicSpec
+from . import schemas
 from .document import Document
+from .formats import UNKNOWN, Fields, declared, known
 
 GROUP = "kafka.strimzi.io/"
-KINDS = {"KafkaTopic": "strimzi-topic", "Kafka": "strimzi-kafka",
-         "KafkaNodePool": "strimzi-nodepool"}
+API_GROUPS = ("kafka.strimzi.io",)
+KINDS = {"strimzi-topic": "topics", "strimzi-kafka": "cluster", "strimzi-nodepool": "nodepool"}
+_BY_KIND = {"KafkaTopic": "strimzi-topic", "Kafka": "strimzi-kafka",
+            "KafkaNodePool": "strimzi-nodepool"}
 CLUSTER_LABEL = "strimzi.io/cluster"
+DESCRIBED = "Strimzi KafkaTopic"
 
 
 def detect(data: dict) -> str | None:
     api, kind = data.get("apiVersion"), data.get("kind")
     if isinstance(api, str) and api.startswith(GROUP) and isinstance(kind, str):
-        return KINDS.get(kind)
+        return _BY_KIND.get(kind)
     return None
+
+
+def schema(kind: str) -> dict:
+    return schemas.schema(kind)
+
+
+def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
+    """The topic a ``KafkaTopic`` declares. ``fields`` None: a valid manifest without
+    placeholders, read directly (10,000 of them in a large repository)."""
+    if fields is None:
+        return [topic_spec(doc)]
+    metadata = doc.data["metadata"]
+    named = fields.get(("spec", "topicName")) is not None
+    name_path = ("spec", "topicName") if named else ("metadata", "name")
+    found = declared(doc, fields, kind=DESCRIBED, name=fields.get(name_path),
+                     paths=_PATHS[name_path], rf=fields.count(("spec", "replicas")),
+                     partitions=fields.count(("spec", "partitions")),
+                     config=fields.mapping(("spec", "config")),
+                     annotations=_strings(fields.get(("metadata", "annotations"))),
+                     resource=("KafkaTopic", known(fields.get(("metadata", "namespace"))),
+                               known(fields.get(("metadata", "name")))),
+                     cluster=known(_labels(metadata).get(CLUSTER_LABEL)),
+                     namespace=known(fields.get(("metadata", "namespace"))))
+    return [found] if found is not None else []
+
+
+def _strings(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfile:
+    return cluster_profile(doc, related.get("nodepool", ()), fields)
 
 
 # where a KafkaTopic's fields are, by where its name is (shared by every manifest, read only)
 _PATHS = {name_path: {"name": name_path, "rf": ("spec", "replicas"),
-                      "partitions": ("spec", "partitions"), "config": ("spec", "config")}
+                      "partitions": ("spec", "partitions"), "config": ("spec", "config"),
+                      "cluster": ("metadata", "labels", CLUSTER_LABEL)}
           for name_path in (("spec", "topicName"), ("metadata", "name"))}
 
 
@@ -42,6 +78,8 @@ def topic_spec(doc: Document) -> TopicSpec:
         annotations=metadata.get("annotations") or {},
         resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
         cluster=_labels(metadata).get(CLUSTER_LABEL),
+        namespace=metadata.get("namespace"),
+        kind=DESCRIBED,
     )
 
 
@@ -71,24 +109,31 @@ def _declared(value: int | None) -> int | None:
     return None if value is None or value == -1 else value
 
 
-def cluster_profile(doc: Document, pools: list[Document]) -> ClusterProfile:
+def cluster_profile(doc: Document, pools: list[Document],
+                    fields: Fields | None = None) -> ClusterProfile:
     """A ``Kafka``'s profile: with node pools, the broker count is the sum of its
-    broker-role pools' replicas (None when it has none: unknown), and the broker ids are
-    not known; without, brokers 0..n-1 of ``spec.kafka.replicas``."""
+    broker-role pools' replicas (None when it has none, or one is unknown), and the broker
+    ids are not known; without, brokers 0..n-1 of ``spec.kafka.replicas``."""
+    fields = fields or Fields(doc)
     metadata = doc.data["metadata"]
-    kafka: dict[str, Any] = doc.data["spec"].get("kafka") or {}
     if uses_node_pools(doc):
-        sizes = [p.data["spec"]["replicas"] for p in pools
+        sizes = [Fields(p).count(("spec", "replicas"), ()) for p in pools
                  if pool_of(p, doc) and "broker" in p.data["spec"]["roles"]]
-        count, brokers, path = (sum(sizes) if sizes else None), None, ("metadata", "name")
+        count = sum(sizes) if sizes and UNKNOWN not in sizes and None not in sizes else None
+        brokers, path = None, ("metadata", "name")
     else:
-        count = kafka.get("replicas")
+        count = known(fields.count(("spec", "kafka", "replicas"), ()))
         brokers = None if count is None else {i: None for i in range(count)}
         path = ("spec", "kafka", "replicas")
+    config = fields.mapping(("spec", "kafka", "config"))
+    unknown = frozenset(key for key, value in config.items() if value is UNKNOWN)
+    version = known(fields.get(("spec", "kafka", "version")))
     return ClusterProfile(name=metadata["name"], brokers=brokers, broker_count=count,
-                          config=kafka.get("config") or {}, kafka_version=kafka.get("version"),
+                          config={k: v for k, v in config.items() if v is not UNKNOWN},
+                          kafka_version=version if isinstance(version, str) else None,
                           doc=doc, brokers_path=path, namespace=metadata.get("namespace"),
-                          config_path=("spec", "kafka", "config"), config_complete=True)
+                          config_path=("spec", "kafka", "config"), config_complete=True,
+                          unknown=unknown)
 
 
 def has_broker_pools(doc: Document, pools: list[Document]) -> bool:

@@ -1,0 +1,40 @@
+"""Conduktor: ``kafka/v2`` ``Topic`` (``metadata.cluster`` names its cluster)."""
+
+from __future__ import annotations
+
+from ..model import TopicSpec
+from . import schemas
+from .document import Document
+from .formats import Fields, declared, known
+
+API_GROUPS = ("kafka", "v2")
+KINDS = {"conduktor-topic": "topics"}
+_PATHS = {"name": ("metadata", "name"), "rf": ("spec", "replicationFactor"),
+          "partitions": ("spec", "partitions"), "config": ("spec", "configs"),
+          "cluster": ("metadata", "cluster")}
+
+
+def detect(data: dict) -> str | None:
+    return "conduktor-topic" if data.get("kind") == "Topic" and \
+        data["apiVersion"] in ("kafka/v2", "v2") else None
+
+
+def schema(kind: str) -> dict:
+    return schemas.schema(kind)
+
+
+def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
+    fields = fields or Fields(doc)
+    name = fields.get(_PATHS["name"])
+    found = declared(doc, fields, kind="Conduktor Topic", name=name, paths=_PATHS,
+                     rf=fields.count(_PATHS["rf"], ()),
+                     partitions=fields.count(_PATHS["partitions"], ()),
+                     config=fields.mapping(_PATHS["config"]),
+                     annotations=_mapping(fields.get(("metadata", "labels"))),
+                     resource=("Topic", known(fields.get(_PATHS["cluster"])), name),
+                     cluster=known(fields.get(_PATHS["cluster"])))
+    return [found] if found is not None else []
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}

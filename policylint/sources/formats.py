@@ -1,0 +1,206 @@
+"""The format door: every input format is one module, found through the entry-point group
+``policylint.formats`` (policylint's own formats come through it as a plugin's do).
+
+A format module says three things:
+
+- ``KINDS``: ``{kind: role}``, the kinds of document it reads and what each yields. Roles:
+  ``"topics"`` (topic declarations), ``"cluster"`` (a cluster description), ``"nodepool"``
+  and ``"configmap"`` (documents other documents of the format refer to), ``"plan"``,
+  ``"snapshot"``, ``"other"`` (another tool's file: recognised, not checked).
+- ``detect(data) -> kind | None``: what a document is, by content alone. ``API_GROUPS``
+  (the ``apiVersion`` groups, text before the ``/``) lets the door ask only the formats of
+  a document's group; a format without any is asked about documents of every shape, in
+  ``ORDER`` (lower first; default 50).
+- ``schema(kind) -> dict``: the kind's JSON Schema (PL101 findings are its violations);
+  ``topics(doc, fields, related) -> list[TopicSpec]`` for the ``"topics"`` role and
+  ``profile(doc, fields, related) -> ClusterProfile`` for ``"cluster"``: ``fields`` reads the
+  document's values (an unknown value is ``UNKNOWN``), ``related`` maps a role to the
+  documents of the run with it (Strimzi's node pools, Jikkou's ConfigMaps).
+
+What differs between formats (field names, ``-1`` for the broker default, snake_case config
+keys, template placeholders) is resolved here and in the format's module: no rule knows a
+format.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from types import ModuleType
+from typing import Any, Iterable
+
+from ..model import TopicSpec
+from ..schema import Schema
+from .document import Document
+
+ROLES = ("topics", "cluster", "nodepool", "configmap", "plan", "snapshot", "other")
+#: a template placeholder: ``${VAR}`` (Terraform, envsubst), ``{{ ... }}`` (Helm, Jinja),
+#: ``{% ... %}`` (Jinja)
+PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+
+class _Unknown:
+    """A value policylint cannot know: a template placeholder, or a value that broke its
+    format's schema (reported as PL101 on its own)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+def is_placeholder(value: Any) -> bool:
+    return type(value) is str and ("$" in value or "{" in value) and \
+        PLACEHOLDER.search(value) is not None
+
+
+class Fields:
+    """A document's values as a format reads them: ``get(path)`` is the value, ``None``
+    when absent, or ``UNKNOWN`` when it is a placeholder or broke the schema (``bad``: the
+    paths of its schema errors)."""
+
+    __slots__ = ("doc", "bad", "placeholders")
+
+    def __init__(self, doc: Document, bad: Iterable[tuple] = ()):
+        self.doc, self.bad = doc, set(bad)
+        self.placeholders = doc.source.templated()
+
+    def get(self, path: tuple, default: Any = None) -> Any:
+        value = self.doc.get(path, default)
+        if self.bad and any(path[:len(b)] == b for b in self.bad):
+            return UNKNOWN if value is not default else default  # it (or its parent) broke
+        if self.placeholders and is_placeholder(value):
+            return UNKNOWN
+        return value
+
+    def count(self, path: tuple, default: tuple = (-1,)) -> Any:
+        """A count (RF, partitions): an int, None for the broker default (absent, or one
+        of ``default``), or UNKNOWN."""
+        value = self.get(path)
+        if value is None or value is UNKNOWN:
+            return value
+        if type(value) is str and value.strip().lstrip("-").isdigit():
+            value = int(value)  # a count quoted ("3"), as templates write it
+        if type(value) is not int:
+            return UNKNOWN
+        return None if value in default else value
+
+    def mapping(self, path: tuple) -> dict:
+        """A mapping of scalars (a config): its known entries; the unknown ones under
+        ``UNKNOWN``. Values that are lists are comma-joined, as the operators send them."""
+        found = self.get(path)
+        if type(found) is not dict:
+            return {}
+        result = {}
+        for key, value in found.items():
+            if type(key) is not str:
+                continue
+            value = self.get(path + (key,))
+            if type(value) is list and all(type(v) is str for v in value):
+                value = ",".join(value)
+            result[key] = value if value is UNKNOWN or type(value) in _SCALARS else UNKNOWN
+        return result
+
+
+_SCALARS = {str, int, float, bool, type(None)}
+
+
+def declared(doc: Document, fields: Fields, *, kind: str, name: Any, paths: dict,
+             rf: Any, partitions: Any, config: dict, config_paths: dict | None = None,
+             **rest: Any) -> TopicSpec | None:
+    """A topic declaration from a format's values: unknown ones (``UNKNOWN``) are left out
+    and named in ``TopicSpec.unknown``. None when its name is not known (nothing to say of
+    a topic without one)."""
+    if type(name) is not str or not name:
+        return None
+    unknown = {key for key, value in config.items() if value is UNKNOWN}
+    if unknown:
+        config = {key: value for key, value in config.items() if value is not UNKNOWN}
+    if rf is UNKNOWN:
+        unknown.add("rf")
+        rf = None
+    if partitions is UNKNOWN:
+        unknown.add("partitions")
+        partitions = None
+    return TopicSpec(name=name, rf=rf, partitions=partitions, config=config, doc=doc,
+                     paths=paths, unknown=frozenset(unknown), config_paths=config_paths,
+                     kind=kind, **rest)
+
+
+def known(value: Any) -> Any:
+    """None for an unknown value."""
+    return None if value is UNKNOWN else value
+
+
+# --- the registered formats -------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def registered() -> tuple[ModuleType, ...]:
+    """Every format module, in the order they are asked about shapes."""
+    from ..registry import FORMATS, RegistryError, _entry_points, _load
+    modules = []
+    for ep in _entry_points(FORMATS):
+        module = _load(ep, f"format plugin {ep.name} ({ep.value})")
+        kinds = getattr(module, "KINDS", None)
+        if not isinstance(kinds, dict) or set(kinds.values()) - set(ROLES) or \
+                not callable(getattr(module, "detect", None)):
+            raise RegistryError(f"format plugin {ep.name} ({ep.value}) needs KINDS "
+                                f"({{kind: role}}, roles among {', '.join(ROLES)}) and "
+                                "detect(data)")
+        modules.append(module)
+    return tuple(sorted(modules, key=lambda m: getattr(m, "ORDER", 50)))
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[str, list], list, dict[str, ModuleType]]:
+    """(formats by apiVersion group, formats asked of every document, format by kind)."""
+    by_group: dict[str, list] = {}
+    shapes, by_kind = [], {}
+    for module in registered():
+        for group in getattr(module, "API_GROUPS", ()):
+            by_group.setdefault(group, []).append(module)
+        if not getattr(module, "API_GROUPS", ()):
+            shapes.append(module)
+        for kind in module.KINDS:
+            by_kind.setdefault(kind, module)
+    return by_group, shapes, by_kind
+
+
+def detect(data: Any) -> str | None:
+    """The kind of a document, by content alone."""
+    if type(data) is not dict:
+        return None
+    by_group, shapes, _ = _index()
+    api = data.get("apiVersion")
+    if type(api) is str:
+        for module in by_group.get(api.partition("/")[0], ()):
+            kind = module.detect(data)
+            if kind:
+                return kind
+    for module in shapes:
+        kind = module.detect(data)
+        if kind:
+            return kind
+    return None
+
+
+def format_of(kind: str) -> ModuleType:
+    return _index()[2][kind]
+
+
+def role(kind: str | None) -> str | None:
+    """What a kind of document yields (None: not a kind any format reads)."""
+    module = _index()[2].get(kind) if kind else None
+    return module.KINDS[kind] if module is not None else None
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str) -> Schema:
+    """The kind's schema, checked by msgspec and explained by jsonschema."""
+    return Schema(format_of(kind).schema(kind))
+
+
+def checked_kinds() -> list[str]:
+    """The kinds of document policylint checks (every role but "other")."""
+    return [kind for kind, module in _index()[2].items() if module.KINDS[kind] != "other"]
