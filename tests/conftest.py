@@ -34,6 +34,9 @@ def pytest_configure(config):
     registry._installed.cache_clear()
     registry.all_rules.cache_clear()
     registry.reporter_formats.cache_clear()
+    from policylint.sources import formats
+    for cached in (formats.registered, formats._index, formats.validator):
+        cached.cache_clear()
 
 
 def load_cases():

@@ -32,6 +32,8 @@ class DuplicateTopic(Rule):
     def check(self, ctx, _, options):
         first: dict = {}
         for spec in ctx.manifests:
+            if "name" in spec.unknown:  # a template's placeholder: its name is not known
+                continue
             earlier = first.setdefault(spec.name, spec)
             if earlier is spec:
                 continue

@@ -39,6 +39,7 @@ class TopicNameConvention(Rule):
     name = "topic-name-convention"
     severity = "error"
     targets = ("manifest", "snapshot")
+    needs = frozenset({"name"})
     reads_partitions = False
     message = "topic {topic}: the name {breaks}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {

@@ -33,6 +33,7 @@ class InvalidTopicName(Rule):
     name = "invalid-topic-name"
     severity = "error"
     targets = ("manifest", "snapshot")
+    needs = frozenset({"name"})
     reads_partitions = False
     message = "topic {topic}: {problem}"
 

@@ -222,7 +222,7 @@ def parse(source: SourceFile) -> list[Document]:
     try:
         docs = load_json(source) if source.format == "json" else load_yaml(source)
     except ParseError as exc:
-        if "{{" in source.text or "{%" in source.text:
+        if source.templated():
             raise Template(f"a template (render it first, e.g. helm template CHART | policylint "
                            f"lint -): {exc.message}", exc.line, exc.column) from None
         raise

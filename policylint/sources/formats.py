@@ -110,11 +110,14 @@ def declared(doc: Document, fields: Fields, *, kind: str, name: Any, paths: dict
              rf: Any, partitions: Any, config: dict, config_paths: dict | None = None,
              **rest: Any) -> TopicSpec | None:
     """A topic declaration from a format's values: unknown ones (``UNKNOWN``) are left out
-    and named in ``TopicSpec.unknown``. None when its name is not known (nothing to say of
-    a topic without one)."""
+    and named in ``TopicSpec.unknown``; a name that is a placeholder is kept as written
+    (``${topic}``: the rules that judge names skip it). None without a name."""
+    unknown = {key for key, value in config.items() if value is UNKNOWN}
+    if name is UNKNOWN:
+        name = doc.get(paths["name"])
+        unknown.add("name")
     if type(name) is not str or not name:
         return None
-    unknown = {key for key, value in config.items() if value is UNKNOWN}
     if unknown:
         config = {key: value for key, value in config.items() if value is not UNKNOWN}
     if rf is UNKNOWN:

@@ -1,0 +1,371 @@
+"""Every topic format through one door: what each reads, where its findings point, and how
+template placeholders, broken fields, templates and standard input are taken.
+
+The files below are written for these tests in the shapes each tool documents; none is
+copied from a repository."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from policylint.linter import lint
+from policylint.sources import formats
+from policylint.sources.loader import read_inputs
+
+from conftest import BUILT_IN, write_files
+
+
+def topics_of(tmp_path, files):
+    write_files(tmp_path, {name: textwrap.dedent(text) for name, text in files.items()})
+    inputs = read_inputs([str(tmp_path / name) for name in sorted(files)])
+    return inputs, {t.name: t for t in inputs.manifests}
+
+
+def line_of(topic, field):
+    doc, path = topic.where(field)
+    return doc.locate(path)[0]
+
+
+# (format, files, topic name, RF, partitions, config, cluster, line of the RF)
+FORMATS = [
+    ("Confluent for Kubernetes KafkaTopic", {"t.yaml": """\
+        apiVersion: platform.confluent.io/v1beta1
+        kind: KafkaTopic
+        metadata: {name: orders-topic, namespace: confluent}
+        spec:
+          name: orders
+          replicas: 3
+          partitionCount: 12
+          configs: {min.insync.replicas: "2"}
+          kafkaClusterRef: {name: kafka}
+        """}, "orders", 3, 12, {"min.insync.replicas": "2"}, "kafka", 6),
+    ("Confluent blueprint KafkaTopic", {"t.yaml": """\
+        apiVersion: apps.cpc.platform.confluent.io/v1beta1
+        kind: KafkaTopic
+        metadata: {name: clicks}
+        spec:
+          kafkaClusterRefs: [{name: kafka-eu}]
+          parameters: {replicationFactor: 3, partitions: 6}
+        """}, "clicks", 3, 6, {}, "kafka-eu", 6),
+    ("Jikkou KafkaTopic (-1 is the broker default)", {"t.yaml": """\
+        apiVersion: kafka.jikkou.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: payments}
+        spec:
+          partitions: -1
+          replicas: 3
+          configs: {cleanup.policy: compact}
+        """}, "payments", 3, None, {"cleanup.policy": "compact"}, None, 6),
+    ("Koperator KafkaTopic", {"t.yaml": """\
+        apiVersion: kafka.banzaicloud.io/v1alpha1
+        kind: KafkaTopic
+        metadata: {name: audit-topic, namespace: kafka}
+        spec:
+          name: audit
+          partitions: 6
+          replicationFactor: 2
+          clusterRef: {name: kafka}
+          config: {"retention.ms": "86400000"}
+        """}, "audit", 2, 6, {"retention.ms": "86400000"}, "kafka", 7),
+    ("Aiven KafkaTopic (snake_case keys)", {"t.yaml": """\
+        apiVersion: aiven.io/v1alpha1
+        kind: KafkaTopic
+        metadata: {name: events-resource}
+        spec:
+          project: acme
+          serviceName: acme-kafka
+          topicName: events
+          replication: 3
+          partitions: 4
+          config: {min_insync_replicas: 2}
+        """}, "events", 3, 4, {"min.insync.replicas": 2}, "acme-kafka", 8),
+    ("Conduktor Topic", {"t.yaml": """\
+        apiVersion: kafka/v2
+        kind: Topic
+        metadata: {name: invoices, cluster: billing}
+        spec:
+          partitions: 3
+          replicationFactor: 3
+          configs: {min.insync.replicas: "2"}
+        """}, "invoices", 3, 3, {"min.insync.replicas": "2"}, "billing", 6),
+    ("topicctl topic (retentionMinutes as retention.ms)", {"t.yaml": """\
+        meta:
+          name: shipments
+          cluster: eu-cluster
+        spec:
+          partitions: 2
+          replicationFactor: 2
+          retentionMinutes: 60
+          settings: {cleanup.policy: delete}
+        """}, "shipments", 2, 2, {"cleanup.policy": "delete", "retention.ms": 3600000},
+     "eu-cluster", 6),
+    ("JulieOps topology (JulieOps names the topic)", {"t.yaml": """\
+        context: acme
+        company: shop
+        projects:
+          - name: billing
+            topics:
+              - name: invoices
+                dataType: avro
+                config:
+                  replication.factor: "3"
+                  num.partitions: "6"
+                  retention.ms: "1000"
+        """}, "acme.shop.billing.invoices.avro", 3, 6, {"retention.ms": "1000"}, None, 9),
+    ("kafka-gitops state (RF from the settings' default)", {"t.yaml": """\
+        settings:
+          topics:
+            defaults: {replication: 3}
+        topics:
+          refunds:
+            partitions: 6
+            configs: {cleanup.policy: compact}
+        """}, "refunds", 3, 6, {"cleanup.policy": "compact"}, None, 3),
+]
+
+
+@pytest.mark.parametrize("what,files,name,rf,partitions,config,cluster,rf_line", FORMATS,
+                         ids=[f[0] for f in FORMATS])
+def test_each_format_reads_its_topics(tmp_path, what, files, name, rf, partitions, config,
+                                      cluster, rf_line):
+    inputs, topics = topics_of(tmp_path, files)
+    assert not inputs.findings and not inputs.skipped
+    topic = topics[name]
+    assert (topic.rf, topic.partitions, topic.config, topic.cluster) == \
+        (rf, partitions, config, cluster)
+    assert line_of(topic, "rf") == rf_line
+    assert topic.unknown == frozenset()
+
+
+def test_aiven_keys_are_kafkas_located_as_written(tmp_path):
+    write_files(tmp_path, {"t.yaml": textwrap.dedent("""\
+        apiVersion: aiven.io/v1alpha1
+        kind: KafkaTopic
+        metadata: {name: events}
+        spec:
+          replication: 3
+          partitions: 4
+          config:
+            cleanup_policy: delete
+            retention_mss: 1000
+        """)})
+    found = [(f.rule, f.line, f.column) for f in
+             lint([str(tmp_path / "t.yaml")], select=["PL601"]).findings]
+    assert found == [("PL601", 9, 5)]
+
+
+def test_jikkou_configmap_refs_are_resolved_and_located_at_the_ref(tmp_path):
+    write_files(tmp_path, {"topics.yaml": textwrap.dedent("""\
+        apiVersion: kafka.jikkou.io/v1beta2
+        kind: KafkaTopicList
+        items:
+          - metadata: {name: a}
+            spec:
+              partitions: 3
+              replicas: 3
+              configMapRefs: [strict]
+          - metadata: {name: b}
+            spec:
+              partitions: 3
+              replicas: 3
+              configMapRefs: [strict]
+              configs: {min.insync.replicas: 2}
+        ---
+        apiVersion: core.jikkou.io/v1beta2
+        kind: ConfigMap
+        metadata: {name: strict}
+        data: {min.insync.replicas: 3}
+        """)})
+    result = lint([str(tmp_path / "topics.yaml")], select=["PL302", "PL303"])
+    # a: minISR 3 from the ConfigMap, at its ref; b: its own 2 wins
+    assert [(f.rule, f.topic, f.line) for f in result.findings] == [("PL302", "a", 8)]
+
+
+def test_topicctl_static_assignments_are_replica_lists(tmp_path):
+    write_files(tmp_path, {"cluster.yaml": textwrap.dedent("""\
+        meta: {name: eu}
+        spec: {bootstrapAddrs: ["kafka:9092"]}
+        """), "topics/t.yaml": textwrap.dedent("""\
+        meta: {name: moves, cluster: eu}
+        spec:
+          partitions: 2
+          replicationFactor: 2
+          placement:
+            strategy: static
+            staticAssignments:
+              - [1, 1]
+              - [2, 3]
+        """)})
+    result = lint([str(tmp_path)], select=["PL112"])
+    assert [(f.rule, f.line) for f in result.findings] == [("PL112", 8)]
+
+
+def test_cfk_kafka_is_a_cluster_its_topics_find(tmp_path):
+    write_files(tmp_path, {"kafka.yaml": textwrap.dedent("""\
+        apiVersion: platform.confluent.io/v1beta1
+        kind: Kafka
+        metadata: {name: kafka, namespace: confluent}
+        spec:
+          replicas: 2
+          image: {application: "confluentinc/cp-server:7.9.0"}
+          configOverrides:
+            server: ["min.insync.replicas=2"]
+        """), "topic.yaml": textwrap.dedent("""\
+        apiVersion: platform.confluent.io/v1beta1
+        kind: KafkaTopic
+        metadata: {name: orders, namespace: confluent}
+        spec: {replicas: 3, partitionCount: 3, kafkaClusterRef: {name: kafka}}
+        """)})
+    inputs = read_inputs([str(tmp_path)])
+    (cluster,) = [g.cluster for g in inputs.groups if g.manifests]
+    assert cluster.profile.broker_count == 2 and cluster.profile.kafka_version == "3.9"
+    assert cluster.profile.config == {"min.insync.replicas": "2"}
+    result = lint([str(tmp_path)], select=["PL203", "PL303"])
+    # RF 3 on 2 brokers; the cluster's minISR 2 is no PL303
+    assert [(f.rule, f.file.rsplit("/", 1)[-1]) for f in result.findings] == \
+        [("PL203", "topic.yaml")]
+
+
+def test_placeholders_are_unknown_not_schema_violations(tmp_path):
+    write_files(tmp_path, {"kafka.yaml": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: Kafka
+        metadata: {name: prod}
+        spec:
+          kafka:
+            replicas: 3
+            config:
+              min.insync.replicas: ${KAFKA_MIN_INSYNC_REPLICAS}
+        """), "topics.yaml": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: a, labels: {strimzi.io/cluster: prod}}
+        spec: {replicas: 3, partitions: "{{ .Values.partitions }}"}
+        ---
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: b, labels: {strimzi.io/cluster: prod}}
+        spec: {replicas: 4, config: {min.insync.replicas: 2}}
+        """)})
+    result = lint([str(tmp_path)], select=BUILT_IN)
+    found = [(f.rule, f.topic) for f in result.findings]
+    assert not [r for r, _ in found if r in ("PL100", "PL101")]
+    # the cluster kept its brokers: b's RF 4 is more than its 3; a's minISR is unknown
+    assert ("PL203", "b") in found
+    assert ("PL303", "a") not in found
+    assert result.unchecked.get("PL303") == 1  # a, whose minISR the cluster leaves unknown
+
+
+def test_one_broken_field_leaves_the_rest_judged(tmp_path):
+    write_files(tmp_path, {"t.yaml": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: orders}
+        spec:
+          replicas: 3
+          affinity: {nodeAffinity: {}}
+          config: {min.insync.replicas: 3}
+        """)})
+    result = lint([str(tmp_path / "t.yaml")], select=BUILT_IN)
+    assert sorted((f.rule, f.line) for f in result.findings) == [("PL101", 6), ("PL302", 7)]
+
+
+def test_a_pl303_on_a_known_cluster_does_not_ask_for_one(tmp_path):
+    write_files(tmp_path, {"kafka.yaml": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: Kafka
+        metadata: {name: prod}
+        spec: {kafka: {replicas: 3}}
+        """), "t.yaml": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: orders, labels: {strimzi.io/cluster: prod}}
+        spec: {replicas: 3}
+        """)})
+    (finding,) = lint([str(tmp_path)], select=["PL303"]).findings
+    assert "neither the topic nor cluster prod sets" in finding.message
+    assert "--cluster" not in finding.message
+
+
+HELM = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: {{ .Values.topic }}
+{{- if .Values.partitions }}
+spec:
+  partitions: {{ .Values.partitions }}
+{{- end }}
+"""
+
+
+def test_helm_templates_are_skipped_in_a_walk_and_reported_when_named(tmp_path):
+    write_files(tmp_path, {"chart/templates/topic.yaml": HELM, "chart/Chart.yaml": "name: x\n"})
+    walked = lint([str(tmp_path / "chart")], select=BUILT_IN)
+    assert not walked.findings
+    assert [why.split(" (")[0] for name, why in walked.skipped if name.endswith("topic.yaml")] \
+        == ["a template"]
+    named = lint([str(tmp_path / "chart/templates/topic.yaml")], select=BUILT_IN)
+    assert [f.rule for f in named.findings] == ["PL100"]
+    assert "a template" in named.findings[0].message
+
+
+def test_tpl_files_are_walked(tmp_path):
+    write_files(tmp_path, {"k8s/topic.yaml.tpl": textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata:
+          name: ${topic}
+        spec: {replicas: 1, partitions: 3}
+        """)})
+    result = lint([str(tmp_path)], select=["PL209", "PL101"])
+    assert [(f.rule, f.file.rsplit("/", 1)[-1]) for f in result.findings] == \
+        [("PL209", "topic.yaml.tpl")]
+
+
+def run(*args, stdin=""):
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", *args],
+                          input=stdin, capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_standard_input_is_read_and_named(tmp_path):
+    rendered = textwrap.dedent("""\
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata: {name: orders}
+        spec: {replicas: 3, config: {min.insync.replicas: 4}}
+        """)
+    code, out, _ = run("-", "--stdin-filename", "rendered/prod.yaml", "--format", "json",
+                       "--select", "PL301", stdin=rendered)
+    assert code == 1
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["file"], finding["line"]) == ("rendered/prod.yaml", 4)
+
+
+def test_a_run_that_reads_nothing_says_so(tmp_path):
+    write_files(tmp_path, {"values.yaml": "replicaCount: 1\n"})
+    code, out, err = run(str(tmp_path), "--format", "json")
+    assert code == 0
+    assert "no Kafka topic declaration" in err
+    summary = json.loads(out)["summary"]
+    assert summary["files"] == 0
+    assert summary["skipped"][0]["reason"] == "none of policylint's kinds"
+
+
+def test_text_never_says_problems_in_0_files(tmp_path):
+    write_files(tmp_path, {"values.yaml": "replicaCount: 1\n", ".policylint.yaml": (
+        "exemptions:\n  - {rule: PL401, topics: [x], reason: old, expires: 2020-01-01}\n")})
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "values.yaml"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert "in 0 files" not in done.stdout
+
+
+def test_every_built_in_format_comes_through_the_door():
+    kinds = {kind for module in formats.registered() for kind in module.KINDS}
+    assert {"strimzi-topic", "cfk-topic", "cfk-kafka", "jikkou-topic", "koperator-topic",
+            "aiven-topic", "conduktor-topic", "topicctl-topic", "topicctl-cluster",
+            "julieops-topology", "kafka-gitops-state", "snapshot", "reassignment"} <= kinds
