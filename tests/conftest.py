@@ -35,8 +35,7 @@ def pytest_configure(config):
     registry.all_rules.cache_clear()
     registry.reporter_formats.cache_clear()
     from policylint.sources import formats
-    for cached in (formats.registered, formats._index, formats.validator):
-        cached.cache_clear()
+    formats.reset()
 
 
 def load_cases():

@@ -13,7 +13,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
@@ -261,19 +261,22 @@ def kind_of(doc: Document) -> str | None:
     return detect(doc.data)
 
 
+_UNCHECKED = (None, "other")  # roles of documents policylint does not check
+
+
 def checked(kind: str | None) -> bool:
     """Whether policylint checks documents of this kind (another tool's it only names)."""
-    return formats.role(kind) not in (None, "other")
+    return formats.role(kind) not in _UNCHECKED
 
 
-def validate(kind: str, doc: Document) -> list:
+def validate(kind: str, doc: Document, role: str | None = None) -> list:
     """The schema errors of a document of a kind policylint knows, less those of values
     that are template placeholders (unknown, not wrong). A valid plan or snapshot keeps its
     value as the schema's msgspec types (``doc.typed``): the model is built from it."""
     schema = formats.validator(kind)
     if doc.typed is not None:
         return []
-    if formats.role(kind) not in _TYPED:
+    if (role or formats.role(kind)) not in _TYPED:
         errors = schema.errors(doc.data)
         if errors and doc.source.templated():
             errors = [e for e in errors if not is_placeholder(doc.get(e[0]))]
@@ -324,28 +327,37 @@ def load(parsed: list[Parsed]) -> Inputs:
                                                   docs.column))
             continue
         kinds = [kind_of(doc) for doc in docs]
-        if not any(map(checked, kinds)):
+        roles = [formats.role(kind) for kind in kinds]
+        if all(role in _UNCHECKED for role in roles):
             inputs.skipped.append((name, "none of policylint's kinds"))
             if explicit:
                 inputs.findings.append(_unknown(name, docs, kinds))
             continue
         inputs.files.append(name)
-        for doc, kind in zip(docs, kinds):
-            if checked(kind):
-                _add(inputs, kind, doc, validate(kind, doc), topics)
-    related = {"nodepool": inputs.pools, "configmap": inputs.configmaps}
-    for kind, doc, fields in topics:  # once every file is read: they may refer to others
-        inputs.manifests.extend(declarations(kind, doc, fields, related))
+        for doc, kind, role in zip(docs, kinds, roles):
+            if role not in _UNCHECKED:
+                _add(inputs, kind, role, doc, validate(kind, doc, role), topics)
+    # once every file is read: a declaration may refer to another file's documents
+    inputs.manifests = declarations(topics, {"nodepool": inputs.pools,
+                                             "configmap": inputs.configmaps})
     return inputs
 
 
-def declarations(kind: str, doc: Document, fields: Fields | None,
+def declarations(documents: list[tuple[str, Document, Fields | None]],
                  related: dict) -> list[TopicSpec]:
-    """The topics a document declares (none when what names them broke its schema)."""
-    try:
-        return formats.format_of(kind).topics(doc, fields, related)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-        return []  # a shape its schema refused: the PL101 findings say why
+    """The topics that (kind, document, its values) declare; none of a document whose
+    names broke its schema."""
+    found: list[TopicSpec] = []
+    builders: dict[str, Any] = {}
+    for kind, doc, fields in documents:
+        build = builders.get(kind)
+        if build is None:
+            build = builders[kind] = formats.format_of(kind).topics
+        try:
+            found += build(doc, fields, related)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            pass  # a shape its schema refused: the PL101 findings say why
+    return found
 
 
 def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:
@@ -359,12 +371,17 @@ def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Findin
     return source_finding("PL102", message, name, at=(docs[0], ()) if docs else None)
 
 
-def _add(inputs: Inputs, kind: str, doc: Document, errors: list, topics: list) -> None:
+def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
+         topics: list) -> None:
     for path, message in errors:
         inputs.findings.append(source_finding(
             "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
-    role = formats.role(kind)
-    if role == "plan":
+    if role == "topics":
+        # a field that broke the schema is unknown; the others are still judged
+        fields = Fields(doc, (e[0] for e in errors)) \
+            if errors or doc.source.templated() else None
+        topics.append((kind, doc, fields))
+    elif role == "plan":
         bad, fatal = split_errors(errors, "partitions", None)
         if fatal:
             return
@@ -381,11 +398,6 @@ def _add(inputs: Inputs, kind: str, doc: Document, errors: list, topics: list) -
         if not fatal:
             inputs.snapshots.append(snapshot.snapshot(
                 doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
-    elif role == "topics":
-        # a field that broke the schema is unknown; the others are still judged
-        fields = Fields(doc, (e[0] for e in errors)) \
-            if errors or doc.source.templated() else None
-        topics.append((kind, doc, fields))
     elif role == "cluster":
         if not any(len(path) <= 1 or path[:2] == ("metadata", "name") for path, _ in errors):
             inputs.kafkas.append((kind, doc, Fields(doc, (e[0] for e in errors))))

@@ -9,12 +9,8 @@ from . import schemas
 from .document import Document
 from .formats import Fields, declared, known
 
-API_GROUPS = ("aiven.io",)
 KINDS = {"aiven-topic": "topics"}
-
-
-def detect(data: dict) -> str | None:
-    return "aiven-topic" if data.get("kind") == "KafkaTopic" else None
+API_KINDS = {("aiven.io", "KafkaTopic"): "aiven-topic"}
 
 
 def schema(kind: str) -> dict:

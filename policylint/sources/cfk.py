@@ -10,17 +10,12 @@ from . import schemas
 from .document import Document
 from .formats import UNKNOWN, Fields, declared, is_placeholder, known
 
-API_GROUPS = ("platform.confluent.io", "apps.cpc.platform.confluent.io")
 KINDS = {"cfk-topic": "topics", "cfk-kafka": "cluster", "cfk-blueprint-topic": "topics"}
-_BY_API = {("platform.confluent.io", "KafkaTopic"): "cfk-topic",
-           ("platform.confluent.io", "Kafka"): "cfk-kafka",
-           ("apps.cpc.platform.confluent.io", "KafkaTopic"): "cfk-blueprint-topic"}
+API_KINDS = {("platform.confluent.io", "KafkaTopic"): "cfk-topic",
+             ("platform.confluent.io", "Kafka"): "cfk-kafka",
+             ("apps.cpc.platform.confluent.io", "KafkaTopic"): "cfk-blueprint-topic"}
 _BROKER_ID_OFFSET = "platform.confluent.io/broker-id-offset"
 _IMAGE_VERSION = re.compile(r":(\d+)\.(\d+)")
-
-
-def detect(data: dict) -> str | None:
-    return _BY_API.get((data["apiVersion"].partition("/")[0], data.get("kind")))
 
 
 def schema(kind: str) -> dict:
@@ -29,7 +24,7 @@ def schema(kind: str) -> dict:
 
 def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
     fields = fields or Fields(doc)
-    if detect(doc.data) == "cfk-blueprint-topic":
+    if doc.data["apiVersion"].startswith("apps."):  # the blueprint's
         at = ("spec", "parameters")
         paths = {"name": at + ("name",) if fields.get(at + ("name",)) else ("metadata", "name"),
                  "rf": at + ("replicationFactor",), "partitions": at + ("partitions",),

@@ -7,16 +7,12 @@ from . import schemas
 from .document import Document
 from .formats import Fields, declared, known
 
-API_GROUPS = ("kafka", "v2")
 KINDS = {"conduktor-topic": "topics"}
+# apiVersion kafka/v2 (the group "kafka"), or v2 alone as older examples write it
+API_KINDS = {("kafka", "Topic"): "conduktor-topic", ("v2", "Topic"): "conduktor-topic"}
 _PATHS = {"name": ("metadata", "name"), "rf": ("spec", "replicationFactor"),
           "partitions": ("spec", "partitions"), "config": ("spec", "configs"),
           "cluster": ("metadata", "cluster")}
-
-
-def detect(data: dict) -> str | None:
-    return "conduktor-topic" if data.get("kind") == "Topic" and \
-        data["apiVersion"] in ("kafka/v2", "v2") else None
 
 
 def schema(kind: str) -> dict:

@@ -7,10 +7,11 @@ A format module says three things:
   ``"topics"`` (topic declarations), ``"cluster"`` (a cluster description), ``"nodepool"``
   and ``"configmap"`` (documents other documents of the format refer to), ``"plan"``,
   ``"snapshot"``, ``"other"`` (another tool's file: recognised, not checked).
-- ``detect(data) -> kind | None``: what a document is, by content alone. ``API_GROUPS``
-  (the ``apiVersion`` groups, text before the ``/``) lets the door ask only the formats of
-  a document's group; a format without any is asked about documents of every shape, in
-  ``ORDER`` (lower first; default 50).
+- how a document of it is recognised, by content alone: ``API_KINDS``,
+  ``{(apiVersion group, kind): kind}`` for resources (``("kafka.strimzi.io", "KafkaTopic")``:
+  the group is the ``apiVersion`` before its ``/``), and/or ``detect(data) -> kind | None``
+  for other shapes, asked of every document no ``API_KINDS`` names, in ``ORDER`` (lower
+  first; default 50).
 - ``schema(kind) -> dict``: the kind's JSON Schema (PL101 findings are its violations);
   ``topics(doc, fields, related) -> list[TopicSpec]`` for the ``"topics"`` role and
   ``profile(doc, fields, related) -> ClusterProfile`` for ``"cluster"``: ``fields`` reads the
@@ -146,42 +147,61 @@ def registered() -> tuple[ModuleType, ...]:
     for ep in _entry_points(FORMATS):
         module = _load(ep, f"format plugin {ep.name} ({ep.value})")
         kinds = getattr(module, "KINDS", None)
-        if not isinstance(kinds, dict) or set(kinds.values()) - set(ROLES) or \
-                not callable(getattr(module, "detect", None)):
+        if not isinstance(kinds, dict) or set(kinds.values()) - set(ROLES) or not (
+                callable(getattr(module, "detect", None)) or
+                isinstance(getattr(module, "API_KINDS", None), dict)):
             raise RegistryError(f"format plugin {ep.name} ({ep.value}) needs KINDS "
                                 f"({{kind: role}}, roles among {', '.join(ROLES)}) and "
-                                "detect(data)")
+                                "API_KINDS or detect(data)")
         modules.append(module)
     return tuple(sorted(modules, key=lambda m: getattr(m, "ORDER", 50)))
 
 
-@lru_cache(maxsize=1)
-def _index() -> tuple[dict[str, list], list, dict[str, ModuleType]]:
-    """(formats by apiVersion group, formats asked of every document, format by kind)."""
-    by_group: dict[str, list] = {}
-    shapes, by_kind = [], {}
-    for module in registered():
-        for group in getattr(module, "API_GROUPS", ()):
-            by_group.setdefault(group, []).append(module)
-        if not getattr(module, "API_GROUPS", ()):
-            shapes.append(module)
-        for kind in module.KINDS:
-            by_kind.setdefault(kind, module)
-    return by_group, shapes, by_kind
+class _Door:
+    """The registered formats, indexed once: the kinds of resources by (apiVersion group,
+    kind), the formats that recognise other shapes, the format and the role of each kind."""
+
+    def __init__(self, modules: tuple[ModuleType, ...]):
+        self.resources: dict[tuple[str, str], str] = {}
+        self.shapes = [module for module in modules if callable(getattr(module, "detect", None))]
+        self.by_kind: dict[str, ModuleType] = {}
+        for module in modules:
+            for key, kind in getattr(module, "API_KINDS", {}).items():
+                self.resources.setdefault(key, kind)
+            for kind in module.KINDS:
+                self.by_kind.setdefault(kind, module)
+        self.roles = {kind: module.KINDS[kind] for kind, module in self.by_kind.items()}
+
+
+_door: _Door | None = None
+
+
+def _index() -> _Door:
+    global _door
+    if _door is None:
+        _door = _Door(registered())
+    return _door
+
+
+def reset() -> None:
+    """Forget the registered formats (a plugin installed since they were read)."""
+    global _door
+    _door = None
+    registered.cache_clear()
+    validator.cache_clear()
 
 
 def detect(data: Any) -> str | None:
     """The kind of a document, by content alone."""
     if type(data) is not dict:
         return None
-    by_group, shapes, _ = _index()
-    api = data.get("apiVersion")
-    if type(api) is str:
-        for module in by_group.get(api.partition("/")[0], ()):
-            kind = module.detect(data)
-            if kind:
-                return kind
-    for module in shapes:
+    door = _door or _index()
+    api, kind = data.get("apiVersion"), data.get("kind")
+    if type(api) is str and type(kind) is str:
+        found = door.resources.get((api.partition("/")[0], kind))
+        if found:
+            return found
+    for module in door.shapes:
         kind = module.detect(data)
         if kind:
             return kind
@@ -189,13 +209,12 @@ def detect(data: Any) -> str | None:
 
 
 def format_of(kind: str) -> ModuleType:
-    return _index()[2][kind]
+    return (_door or _index()).by_kind[kind]
 
 
 def role(kind: str | None) -> str | None:
     """What a kind of document yields (None: not a kind any format reads)."""
-    module = _index()[2].get(kind) if kind else None
-    return module.KINDS[kind] if module is not None else None
+    return (_door or _index()).roles.get(kind)
 
 
 @lru_cache(maxsize=None)
@@ -204,6 +223,3 @@ def validator(kind: str) -> Schema:
     return Schema(format_of(kind).schema(kind))
 
 
-def checked_kinds() -> list[str]:
-    """The kinds of document policylint checks (every role but "other")."""
-    return [kind for kind, module in _index()[2].items() if module.KINDS[kind] != "other"]

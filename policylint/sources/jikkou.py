@@ -9,17 +9,12 @@ from . import schemas
 from .document import Document
 from .formats import Fields, declared
 
-API_GROUPS = ("kafka.jikkou.io", "core.jikkou.io")
 KINDS = {"jikkou-topic": "topics", "jikkou-topic-list": "topics",
          "jikkou-configmap": "configmap"}
 DELETE = "jikkou.io/delete"
-_BY_API = {("kafka.jikkou.io", "KafkaTopic"): "jikkou-topic",
-           ("kafka.jikkou.io", "KafkaTopicList"): "jikkou-topic-list",
-           ("core.jikkou.io", "ConfigMap"): "jikkou-configmap"}
-
-
-def detect(data: dict) -> str | None:
-    return _BY_API.get((data["apiVersion"].partition("/")[0], data.get("kind")))
+API_KINDS = {("kafka.jikkou.io", "KafkaTopic"): "jikkou-topic",
+             ("kafka.jikkou.io", "KafkaTopicList"): "jikkou-topic-list",
+             ("core.jikkou.io", "ConfigMap"): "jikkou-configmap"}
 
 
 def schema(kind: str) -> dict:

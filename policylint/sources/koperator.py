@@ -11,17 +11,13 @@ from . import schemas
 from .document import Document
 from .formats import Fields, declared, known
 
-API_GROUPS = ("kafka.banzaicloud.io",)
 KINDS = {"koperator-topic": "topics", "koperator-cluster": "cluster"}
-_BY_KIND = {"KafkaTopic": "koperator-topic", "KafkaCluster": "koperator-cluster"}
+API_KINDS = {("kafka.banzaicloud.io", "KafkaTopic"): "koperator-topic",
+             ("kafka.banzaicloud.io", "KafkaCluster"): "koperator-cluster"}
 _PATHS = {"name": ("spec", "name"), "rf": ("spec", "replicationFactor"),
           "partitions": ("spec", "partitions"), "config": ("spec", "config"),
           "cluster": ("spec", "clusterRef", "name")}
 _VERSION = re.compile(r"(\d+\.\d+\.\d+)\s*$")
-
-
-def detect(data: dict) -> str | None:
-    return _BY_KIND.get(data.get("kind"))
 
 
 def schema(kind: str) -> dict:

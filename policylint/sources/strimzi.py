@@ -9,19 +9,12 @@ from .document import Document
 from .formats import UNKNOWN, Fields, declared, known
 
 GROUP = "kafka.strimzi.io/"
-API_GROUPS = ("kafka.strimzi.io",)
 KINDS = {"strimzi-topic": "topics", "strimzi-kafka": "cluster", "strimzi-nodepool": "nodepool"}
-_BY_KIND = {"KafkaTopic": "strimzi-topic", "Kafka": "strimzi-kafka",
-            "KafkaNodePool": "strimzi-nodepool"}
+API_KINDS = {("kafka.strimzi.io", "KafkaTopic"): "strimzi-topic",
+             ("kafka.strimzi.io", "Kafka"): "strimzi-kafka",
+             ("kafka.strimzi.io", "KafkaNodePool"): "strimzi-nodepool"}
 CLUSTER_LABEL = "strimzi.io/cluster"
 DESCRIBED = "Strimzi KafkaTopic"
-
-
-def detect(data: dict) -> str | None:
-    api, kind = data.get("apiVersion"), data.get("kind")
-    if isinstance(api, str) and api.startswith(GROUP) and isinstance(kind, str):
-        return _BY_KIND.get(kind)
-    return None
 
 
 def schema(kind: str) -> dict:

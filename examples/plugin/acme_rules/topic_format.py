@@ -15,8 +15,8 @@ Every rule judges its topics; a finding on ``shape.replication`` points at that 
 
 from policylint.sources.formats import Fields, declared
 
-API_GROUPS = ("topics.acme.io",)
 KINDS = {"acme-managed-topic": "topics"}
+API_KINDS = {("topics.acme.io", "ManagedTopic"): "acme-managed-topic"}
 _COUNT = {"type": "integer", "minimum": 1, "maximum": 32767}
 _SCHEMA = {
     "type": "object",
@@ -34,10 +34,6 @@ _SCHEMA = {
             "settings": {"type": "object"}}},
     },
 }
-
-
-def detect(data):
-    return "acme-managed-topic" if data.get("kind") == "ManagedTopic" else None
 
 
 def schema(kind):
