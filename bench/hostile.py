@@ -15,15 +15,22 @@ SCALARS = ["3", "-1", "0", "1", '"2"', "true", "null", "~", "1.5", ".inf", "-.na
            "'x'", "0x" + "f" * 40, "0x" + "f" * 3600, "0" + "7" * 4400, "9" * 4400,
            "!!bool maybe", '!!int ""', '!!float ""', "!!str 1", "!!python/object:os.system x",
            "!!binary aGk=", "2026-11-21", '"a\\nb"', '"\\ud800"', "[]", "{}", "[x]", "{a: 1}",
-           "*missing", "&a 1", "? [complex]", '"' + "x" * 300 + '"', "1e999"]
+           "*missing", "&a 1", "? [complex]", '"' + "x" * 300 + '"', "1e999", "${VAR}",
+           '"{{ .Values.x }}"', "'{% raw %}x{% endraw %}'", '"${A}-${B}"']
 KEYS = ["apiVersion", "kind", "metadata", "name", "labels", "annotations", "namespace", "spec",
         "replicas", "partitions", "config", "topicName", "roles", "kafka", "version", "cluster",
         "brokers", "topics", "id", "rack", "isr", "adding", "removing", "partition", "topic",
         "log_dirs", "captured_at", "items", "strimzi.io/cluster", "policylint.io/disable",
         "min.insync.replicas", "default.replication.factor", "num.partitions", "retention.ms",
-        "strimzi.io/node-pools", "<<"]
-KINDS = ["KafkaTopic", "Kafka", "KafkaNodePool", "ClusterSnapshot", "List", "[]", "{}"]
-APIS = ["kafka.strimzi.io/v1beta2", "kafka.strimzi.io/v1", "v1", "[x]"]
+        "strimzi.io/node-pools", "<<", "partitionCount", "configs", "replicationFactor",
+        "replication", "kafkaClusterRef", "configMapRefs", "serviceName", "clusterRef",
+        "configOverrides", "parameters", "data", "jikkou.io/delete", "min_insync_replicas"]
+KINDS = ["KafkaTopic", "Kafka", "KafkaNodePool", "ClusterSnapshot", "List", "[]", "{}",
+         "KafkaTopicList", "KafkaCluster", "Topic", "ConfigMap"]
+APIS = ["kafka.strimzi.io/v1beta2", "kafka.strimzi.io/v1", "v1", "[x]",
+        "platform.confluent.io/v1beta1", "apps.cpc.platform.confluent.io/v1beta1",
+        "kafka.jikkou.io/v1beta2", "core.jikkou.io/v1beta2", "kafka.banzaicloud.io/v1alpha1",
+        "kafka.banzaicloud.io/v1beta1", "aiven.io/v1alpha1", "kafka/v2"]
 
 
 def value(rng: random.Random, depth: int = 0) -> str:
@@ -51,15 +58,49 @@ def manifest(rng: random.Random) -> str:
                  f"{rng.choice(['[1, 2]', value(rng)])}, isr: {value(rng)}}}]}}]"]
     elif kind == "List":
         lines.append(f"items: [{manifest_flow(rng)}, {value(rng)}]")
-    else:
+    elif rng.random() < 0.5:
         lines.append(f"spec: {{replicas: {rng.choice(['3', value(rng)])}, partitions: "
                      f"{rng.choice(['3', value(rng)])}, roles: [broker], kafka: {{replicas: "
                      f"{rng.choice(['3', value(rng)])}, config: {{min.insync.replicas: "
                      f"{value(rng)}, num.partitions: {value(rng)}}}}}, config: "
                      f"{{{rng.choice(KEYS)}: {value(rng)}}}}}")
+    elif kind in ("KafkaTopicList", "ConfigMap"):
+        lines.append(f"items: [{{metadata: {{name: {value(rng)}}}, spec: {value(rng)}}}]")
+        lines.append(f"data: {{{rng.choice(KEYS)}: {value(rng)}}}")
+    else:
+        lines.append(f"spec: {{replicas: {rng.choice(['3', value(rng)])}, partitions: "
+                     f"{rng.choice(['3', value(rng)])}, partitionCount: {value(rng)}, "
+                     f"replicationFactor: {value(rng)}, replication: {value(rng)}, "
+                     f"configMapRefs: {value(rng)}, configs: {{{rng.choice(KEYS)}: "
+                     f"{value(rng)}}}, kafkaClusterRef: {value(rng)}, "
+                     f"configOverrides: {{server: [{value(rng)}, 'a=b']}}}}")
     for _ in range(rng.randrange(3)):
         lines.insert(rng.randrange(len(lines) + 1), f"{rng.choice(KEYS)}: {value(rng)}")
     return "\n".join(lines) + "\n"
+
+
+def other_format(rng: random.Random) -> str:
+    """A topicctl, JulieOps or kafka-gitops file, or kafka-topics.sh --describe output."""
+    roll = rng.random()
+    if roll < 0.25:
+        return (f"meta: {{name: {value(rng)}, cluster: {value(rng)}}}\nspec: {{partitions: "
+                f"{value(rng)}, replicationFactor: {value(rng)}, retentionMinutes: "
+                f"{value(rng)}, settings: {value(rng)}, placement: {{strategy: static, "
+                f"staticAssignments: {value(rng)}}}, bootstrapAddrs: {value(rng)}}}\n")
+    if roll < 0.5:
+        return (f"context: {value(rng)}\ncompany: {value(rng)}\nprojects: [{{name: "
+                f"{value(rng)}, topics: [{{name: {value(rng)}, dataType: {value(rng)}, "
+                f"config: {value(rng)}}}]}}]\n")
+    if roll < 0.75:
+        return (f"settings: {{topics: {{defaults: {{replication: {value(rng)}}}}}}}\n"
+                f"topics: {{t: {{partitions: {value(rng)}, replication: {value(rng)}, "
+                f"configs: {value(rng)}}}}}\n")
+    ids = rng.choice(["1,2,3", "", "N/A", "1,x", "9" * 30, "-1,2", "1,1"])
+    return (f"Topic: {rng.choice(['t', '', 'x y'])}\tTopicId: q\tPartitionCount: 1\t"
+            f"ReplicationFactor: {value(rng)}\tConfigs: {rng.choice(['a=b', '=', ',,', 'x'])}\n"
+            f"\tTopic: t\tPartition: {rng.choice(['0', '-1', 'z', '9' * 20])}\tLeader: 1\t"
+            f"Replicas: {ids}\tIsr: {rng.choice([ids, '1'])}\tAdding Replicas: "
+            f"{rng.choice(['', ids])}\n")
 
 
 def manifest_flow(rng: random.Random) -> str:
@@ -95,9 +136,11 @@ def files(rng: random.Random) -> dict[str, str | bytes]:
     out: dict[str, str | bytes] = {}
     for i in range(rng.randrange(1, 5)):
         roll = rng.random()
-        if roll < 0.45:
+        if roll < 0.35:
             out[f"m{i}.yaml"] = manifest(rng) if rng.random() < 0.8 else \
                 "---\n".join(manifest(rng) for _ in range(3))
+        elif roll < 0.45:
+            out[f"o{i}.yaml"] = other_format(rng)
         elif roll < 0.8:
             out[f"p{i}.json"] = plan(rng)
         elif roll < 0.85:

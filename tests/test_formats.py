@@ -369,3 +369,40 @@ def test_every_built_in_format_comes_through_the_door():
     assert {"strimzi-topic", "cfk-topic", "cfk-kafka", "jikkou-topic", "koperator-topic",
             "aiven-topic", "conduktor-topic", "topicctl-topic", "topicctl-cluster",
             "julieops-topology", "kafka-gitops-state", "snapshot", "reassignment"} <= kinds
+
+
+DESCRIBE = (
+    "$ kafka-topics.sh --bootstrap-server kafka:9092 --describe --topic orders\n"
+    "Topic: orders\tTopicId: Xq1\tPartitionCount: 2\tReplicationFactor: 3\t"
+    "Configs: min.insync.replicas=2,cleanup.policy=delete\n"
+    "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2\tElr: N/A\t"
+    "LastKnownElr: N/A\n"
+    "\tTopic: orders\tPartition: 1\tLeader: 2\tReplicas: 2,3,1,4\tIsr: 2,3,1,4\t"
+    "Adding Replicas: 4\tRemoving Replicas: 1\tElr: N/A\tLastKnownElr: N/A\n")
+
+
+def test_kafka_topics_describe_output_is_a_snapshot(tmp_path):
+    write_files(tmp_path, {"before.txt": DESCRIBE})
+    result = lint([str(tmp_path / "before.txt")], select=["PL307", "PL306", "PL101", "PL100"])
+    # partition 0 lags (1,2,3 with ISR 1,2), at its line, the Isr column
+    assert [(f.rule, f.partition, f.line) for f in result.findings] == [("PL307", 0, 3)]
+
+
+def test_kafka_topics_describe_output_as_cluster_and_current(tmp_path):
+    plan = {"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [1, 2]},
+        {"topic": "orders", "partition": 1, "replicas": [2, 3, 4]}]}
+    write_files(tmp_path, {"before.txt": DESCRIBE, "plan.json": json.dumps(plan)})
+    for context in ({"cluster": str(tmp_path / "before.txt")},
+                    {"current": str(tmp_path / "before.txt")}):
+        result = lint([str(tmp_path / "plan.json")], select=["PL201"], **context)
+        # 3 -> 2; partition 1 is reassigning to 2,3,4 (RF 3): the same RF
+        assert [(f.rule, f.partition) for f in result.findings] == [("PL201", 0)], context
+
+
+def test_describe_output_that_is_not_is_a_parse_error(tmp_path):
+    write_files(tmp_path, {"bad.txt": "Topic: a\tPartitionCount: 1\tReplicationFactor: 1\n"
+                                      "\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,x\t"
+                                      "Isr: 1\n"})
+    (finding,) = lint([str(tmp_path / "bad.txt")], select=BUILT_IN).findings
+    assert (finding.rule, finding.line) == ("PL100", 2)

@@ -19,8 +19,8 @@ _UNCHECKED = {
     "PL118": ("topic", "it names a cluster that is none of the run's clusters"),
     "PL123": ("plan entry", "no cluster of the run places its plan"),
     "PL203": ("subject", "its cluster's broker count is unknown (a Strimzi Kafka with node "
-                         "pools, none of them among the inputs), or its replication factor is "
-                         "an unknown value (a template placeholder)"),
+                         "pools needs them among the inputs; kafka-topics.sh output lists no "
+                         "brokers), or its replication factor is a template placeholder"),
 }
 UNKNOWN_VALUE = ("subject", "a value it needs is an unknown value (a template placeholder)")
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}

@@ -2,16 +2,19 @@ from ..rule import Rule
 
 
 class DuplicateTopic(Rule):
-    """Two manifests define the same Kafka topic.
+    """Two topic declarations define the same Kafka topic of one cluster.
 
     ## What it does
-    Reports every topic manifest after the first that defines a Kafka topic name already
-    defined by another manifest of the run (the Strimzi `spec.topicName`, else
-    `metadata.name`).
+    Reports every topic declaration after the first that defines a Kafka topic name already
+    defined for the same cluster (the Strimzi `spec.topicName`, else `metadata.name`; each
+    format's name field), whatever their formats. Clusters are scoped by directory: the
+    same topics declared for two environments' clusters of one name (`aws/`, `azure/`) are
+    not duplicates. A name that is a template placeholder is not compared.
 
     ## Why is this bad?
     The Strimzi topic operator reconciles only one of them and marks the other not ready;
     which one wins depends on creation order, so an edit may silently have no effect.
+    Other tools apply both, the last one winning.
 
     ## Example
     ```yaml

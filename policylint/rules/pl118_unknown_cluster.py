@@ -2,11 +2,13 @@ from ..rule import Rule
 
 
 class UnknownCluster(Rule):
-    """A topic manifest names a cluster that is none of the run's clusters.
+    """A topic declaration names a cluster that is none of the run's clusters.
 
     ## What it does
-    Reports a Strimzi `KafkaTopic` whose `strimzi.io/cluster` label (and namespace) names a
-    `Kafka` or snapshot that is not among the run's inputs, while others are. The rules that
+    Reports a topic declaration whose cluster (Strimzi's `strimzi.io/cluster` label and
+    namespace, CFK's `kafkaClusterRef`, Koperator's `clusterRef`, topicctl's `meta.cluster`,
+    Conduktor's `metadata.cluster`, Aiven's `serviceName`) is none of the clusters among the
+    run's inputs, while others are. The rules that
     need the topic's cluster (broker count, racks, broker defaults) skip it, and the summary
     counts it as unchecked, rather than judging it against another cluster.
 

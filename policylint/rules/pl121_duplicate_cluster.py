@@ -5,9 +5,12 @@ class DuplicateCluster(Rule):
     """Two files describe the same cluster.
 
     ## What it does
-    Reports a second Strimzi `Kafka` with the name and namespace of one already read, or a
-    second ClusterSnapshot of the same cluster with the same `captured_at`, naming the file
-    of the first. policylint uses the first description and ignores the second. Snapshots
+    Reports a second cluster resource (a Strimzi or CFK `Kafka`, a Koperator
+    `KafkaCluster`, ...) with the name and namespace of one already read in the same scope,
+    or a second ClusterSnapshot of the same cluster with the same `captured_at`, naming the
+    file of the first. A description belongs to its directory: one in a directory and one in
+    its subdirectory are one scope; two sibling directories (two environments) describe two
+    clusters of the same name, and are no duplicates. policylint uses the first description and ignores the second. Snapshots
     of one cluster taken at different times are not duplicates (the latest is its state),
     and neither are a snapshot and the `Kafka` of the same cluster.
 
@@ -17,8 +20,8 @@ class DuplicateCluster(Rule):
     only.
 
     ## Example
-    `dev/kafka.yaml` and `prod/kafka.yaml` both define `Kafka` `my-cluster` with no
-    namespace.
+    `kafka/cluster.yaml` and `kafka/cluster-copy.yaml` both define `Kafka` `my-cluster`
+    with no namespace.
 
     ## Use instead
     Give each cluster its own name or namespace, or lint one cluster's directory at a time.

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
-from . import formats, kafka_tools, reassignment, snapshot
+from . import formats, kafka_tools, reassignment, snapshot, topics_describe
 from .clusters import Group, Placement
 from .document import Document, ParseError, SourceFile
 from .formats import Fields, is_placeholder
@@ -27,7 +27,7 @@ from .yamldoc import load_yaml
 
 DEFAULT_MAX_FILE_SIZE = 256 * 2**20
 EXTENSIONS = (".yaml", ".yml", ".json", ".yaml.tpl", ".yml.tpl", ".json.tpl")
-_TYPED = ("plan", "snapshot")  # roles whose model is built from msgspec types
+_TYPED = ("reassignment", "snapshot")  # kinds whose model is built from msgspec types
 # a FIFO is opened without waiting for a writer (and then refused, not read)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _FIRST_CHARACTER = re.compile(r"\s*(\S?)")  # text.lstrip()[:1], without the copy
@@ -219,6 +219,8 @@ def parse(source: SourceFile) -> list[Document]:
     document of its own."""
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
+    if topics_describe.is_describe(source.text):
+        return topics_describe.parse(source)
     try:
         docs = load_json(source) if source.format == "json" else load_yaml(source)
     except ParseError as exc:
@@ -269,14 +271,14 @@ def checked(kind: str | None) -> bool:
     return formats.role(kind) not in _UNCHECKED
 
 
-def validate(kind: str, doc: Document, role: str | None = None) -> list:
+def validate(kind: str, doc: Document) -> list:
     """The schema errors of a document of a kind policylint knows, less those of values
     that are template placeholders (unknown, not wrong). A valid plan or snapshot keeps its
     value as the schema's msgspec types (``doc.typed``): the model is built from it."""
     schema = formats.validator(kind)
     if doc.typed is not None:
         return []
-    if (role or formats.role(kind)) not in _TYPED:
+    if kind not in _TYPED:
         errors = schema.errors(doc.data)
         if errors and doc.source.templated():
             errors = [e for e in errors if not is_placeholder(doc.get(e[0]))]
@@ -336,7 +338,7 @@ def load(parsed: list[Parsed]) -> Inputs:
         inputs.files.append(name)
         for doc, kind, role in zip(docs, kinds, roles):
             if role not in _UNCHECKED:
-                _add(inputs, kind, role, doc, validate(kind, doc, role), topics)
+                _add(inputs, kind, role, doc, validate(kind, doc), topics)
     # once every file is read: a declaration may refer to another file's documents
     inputs.manifests = declarations(topics, {"nodepool": inputs.pools,
                                              "configmap": inputs.configmaps})
@@ -391,15 +393,15 @@ def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
         else:
             inputs.plans.append(plan)
     elif role == "snapshot":
-        if doc.typed is None and kind != "snapshot":  # another tool's printed snapshot
+        if kind != "snapshot":  # another tool's printed snapshot
             inputs.snapshots.extend(formats.format_of(kind).snapshots(doc))
             return
         bad, fatal = split_errors(errors, "topics", "partitions")
         if not fatal:
             inputs.snapshots.append(snapshot.snapshot(
                 doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
-    elif role == "cluster":
-        if not any(len(path) <= 1 or path[:2] == ("metadata", "name") for path, _ in errors):
+    elif role == "cluster":  # its profile is built once every file is read
+        if not any(len(path) <= 1 for path, _ in errors):
             inputs.kafkas.append((kind, doc, Fields(doc, (e[0] for e in errors))))
     elif errors:
         return  # a broken node pool or ConfigMap would only confuse the rules

@@ -81,10 +81,8 @@ class Fields:
         value = self.get(path)
         if value is None or value is UNKNOWN:
             return value
-        if type(value) is str and value.strip().lstrip("-").isdigit():
-            value = int(value)  # a count quoted ("3"), as templates write it
         if type(value) is not int:
-            return UNKNOWN
+            return UNKNOWN  # its schema said so (PL101)
         return None if value in default else value
 
     def mapping(self, path: tuple) -> dict:

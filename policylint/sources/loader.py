@@ -82,9 +82,12 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
 def _profile(kind: str, doc: Document, fields: Fields, related: dict) -> list[ClusterProfile]:
     """A cluster resource's profile (none when what it needs broke its schema)."""
     try:
-        return [formats.format_of(kind).profile(doc, fields, related)]
+        profile = formats.format_of(kind).profile(doc, fields, related)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):
         return []  # a shape its schema refused: the PL101 findings say why
+    named = isinstance(profile.name, str) and profile.name and \
+        isinstance(profile.namespace, (str, type(None)))
+    return [profile] if named else []  # a cluster is known by its name
 
 
 def _snapshots(kind: str, doc: Document) -> list[Snapshot]:
