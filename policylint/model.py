@@ -8,10 +8,10 @@ it came from, so a rule can point at a value (``where``) without knowing the fil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from .sources.document import Document
+# ``Document`` in the annotations below is ``policylint.sources.document.Document``: the
+# model names it without importing it (sources build the model, not the other way round)
 
 
 class _Key:

@@ -141,3 +141,28 @@ def test_report_files_are_written_besides_stdout(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "FORMAT:FILE" in bad.stderr
     missing = CliRunner().invoke(app, ["lint", "p.json", "--report", "json:no/such/dir/x"])
     assert missing.exit_code == 2 and "--report json:no/such/dir/x" in missing.stderr
+
+
+def test_every_output_names_the_skipped_files(tmp_path, monkeypatch):
+    """A CFK or Helm repository used to "pass" with files: 0 and no word of what was not read."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "values.yaml").write_text("replicaCount: 1\n")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "topic.yaml").write_text(
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata:\n"
+        "  name: {{ .Values.name }}\n")
+    result = lint(["."], select=BUILT_IN)
+    skipped = {"values.yaml", "templates/topic.yaml"}
+    sarif = json.loads(render("sarif", result))
+    jsonschema.validate(sarif, SARIF_SCHEMA)
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert {n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for n in notes} == skipped
+    assert {d["file"] for d in json.loads(render("json", result))["summary"]["skipped"]} \
+        == skipped
+    github = render("github", result)
+    assert github.count("::notice file=") == 2 and "title=policylint skipped" in github
+    markdown = render("markdown", result)
+    assert all(f"`{name}`" in markdown for name in skipped)
+    text = render("text", result)
+    assert "templates/topic.yaml (a template" in text

@@ -42,7 +42,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     found = declared(doc, fields, kind=what, name=fields.get(paths["name"]), paths=paths,
                      rf=fields.count(paths["rf"], ()), partitions=fields.count(paths["partitions"], ()),
                      config=fields.mapping(paths["config"]),
-                     annotations=_mapping(fields.get(("metadata", "annotations"))),
+                     annotations=fields.annotations(("metadata", "annotations")),
                      resource=("KafkaTopic", namespace, known(fields.get(("metadata", "name")))),
                      cluster=known(cluster) if isinstance(known(cluster), str) else None,
                      namespace=namespace)
@@ -56,7 +56,9 @@ def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfi
     ships Kafka 3.x, CP 8.x Kafka 4.x)."""
     fields = fields or Fields(doc)
     count = known(fields.count(("spec", "replicas"), ()))
-    offset = known(fields.count(("metadata", "annotations", _BROKER_ID_OFFSET), ())) or 0
+    offset = fields.get(("metadata", "annotations", _BROKER_ID_OFFSET))
+    offset = int(offset) if isinstance(offset, str) and offset.isascii() and \
+        offset.isdigit() and len(offset) < 10 else 0
     config, unknown = {}, set()
     for i, line in enumerate(fields.get(("spec", "configOverrides", "server")) or ()):
         value = fields.get(("spec", "configOverrides", "server", i))
@@ -79,6 +81,3 @@ def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfi
         kafka_version=version, doc=doc, brokers_path=("spec", "replicas"),
         config_path=("spec", "configOverrides", "server"), unknown=frozenset(unknown))
 
-
-def _mapping(value: object) -> dict:
-    return value if isinstance(value, dict) else {}

@@ -26,11 +26,8 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      rf=fields.count(_PATHS["rf"], ()),
                      partitions=fields.count(_PATHS["partitions"], ()),
                      config=fields.mapping(_PATHS["config"]),
-                     annotations=_mapping(fields.get(("metadata", "labels"))),
+                     annotations=fields.annotations(("metadata", "labels")),
                      resource=("Topic", known(fields.get(_PATHS["cluster"])), name),
                      cluster=known(fields.get(_PATHS["cluster"])))
     return [found] if found is not None else []
 
-
-def _mapping(value: object) -> dict:
-    return value if isinstance(value, dict) else {}

@@ -75,15 +75,23 @@ class Fields:
             return UNKNOWN
         return value
 
-    def count(self, path: tuple, default: tuple = (-1,)) -> Any:
+    def count(self, path: tuple, default: tuple = (-1,), strings: bool = False) -> Any:
         """A count (RF, partitions): an int, None for the broker default (absent, or one
-        of ``default``), or UNKNOWN."""
+        of ``default``), or UNKNOWN. ``strings``: the format writes it as a string ("3",
+        JulieOps' config)."""
         value = self.get(path)
         if value is None or value is UNKNOWN:
             return value
+        if strings and type(value) is str and _COUNT.fullmatch(value):
+            value = int(value)
         if type(value) is not int:
             return UNKNOWN  # its schema said so (PL101)
         return None if value in default else value
+
+    def annotations(self, path: tuple) -> dict:
+        """A mapping of metadata (annotations, labels) as written; {} when it is none."""
+        found = self.get(path)
+        return found if type(found) is dict else {}
 
     def mapping(self, path: tuple) -> dict:
         """A mapping of scalars (a config): its known entries; the unknown ones under
@@ -103,6 +111,7 @@ class Fields:
 
 
 _SCALARS = {str, int, float, bool, type(None)}
+_COUNT = re.compile(r"-?[0-9]{1,9}")
 
 
 def declared(doc: Document, fields: Fields, *, kind: str, name: Any, paths: dict,

@@ -51,10 +51,7 @@ def _topic(doc: Document, fields: Fields, at: tuple, related: dict) -> list[Topi
                      paths=paths, rf=fields.count(paths["rf"]),
                      partitions=fields.count(paths["partitions"]), config=config,
                      config_paths=moved or None,
-                     annotations=_mapping(fields.get(at + ("metadata", "annotations"))),
+                     annotations=fields.annotations(at + ("metadata", "annotations")),
                      resource=("KafkaTopic", None, fields.get(paths["name"])))
     return [found] if found is not None else []
 
-
-def _mapping(value: object) -> dict:
-    return value if isinstance(value, dict) else {}

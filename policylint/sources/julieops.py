@@ -57,4 +57,4 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
 
 
 def _count(fields: Fields, path: tuple, value: object, default: int) -> object:
-    return default if value is None else fields.count(path, ())
+    return default if value is None else fields.count(path, (), strings=True)

@@ -33,16 +33,13 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      paths=_PATHS[name_path], rf=fields.count(("spec", "replicas")),
                      partitions=fields.count(("spec", "partitions")),
                      config=fields.mapping(("spec", "config")),
-                     annotations=_strings(fields.get(("metadata", "annotations"))),
+                     annotations=fields.annotations(("metadata", "annotations")),
                      resource=("KafkaTopic", known(fields.get(("metadata", "namespace"))),
                                known(fields.get(("metadata", "name")))),
                      cluster=known(_labels(metadata).get(CLUSTER_LABEL)),
                      namespace=known(fields.get(("metadata", "namespace"))))
     return [found] if found is not None else []
 
-
-def _strings(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfile:

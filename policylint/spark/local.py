@@ -159,7 +159,8 @@ def snapshot_rows(path: str, data: bytes) -> list[tuple]:
         keys = (profile.name, snap.captured_at or "")
         out.append(row("clusters", keys + (profile.kafka_version, _strings(profile.config),
                                            path)))
-        out.extend(row("brokers", keys + (b, rack)) for b, rack in profile.brokers.items())
+        out.extend(row("brokers", keys + (b, rack))
+                   for b, rack in (profile.brokers or {}).items())  # unknown: none listed
         for topic in snap.topics.values():
             out.append(row("topics", keys + (topic.name, _strings(topic.config))))
             out.extend(row("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
