@@ -83,6 +83,9 @@ class TopicSpec:
     config_paths: dict[str, tuple[tuple, tuple]] | None = None
     #: what declares it, for messages ("Strimzi KafkaTopic", "topicctl topic", ...)
     kind: str = "KafkaTopic"
+    #: whether its operator manages the topic (Strimzi's ``strimzi.io/managed: "false"``:
+    #: changing or deleting the resource leaves the topic as it is)
+    managed: bool = True
 
     def where(self, name: str, *rest: Any) -> Ref:
         return (self.doc, self.paths.get(name, ()) + rest)
@@ -153,6 +156,8 @@ class Snapshot:
     topics: dict[str, TopicState]
     doc: Document
     captured_at: str | None = None
+    #: whether it lists the cluster's topics (a cluster profile is a snapshot without)
+    lists_topics: bool = True
 
 
 class Move(NamedTuple):

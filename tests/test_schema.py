@@ -124,6 +124,7 @@ def test_values_judged_once_are_told_apart_by_type():
                            ({"min.insync.replicas": True}, False),
                            ({"min.insync.replicas": "2"}, True),
                            ({"min.insync.replicas": 2.0}, False),
-                           ({"retention.ms": [1]}, False)):
+                           ({"retention.ms": [1]}, True),  # a list, sent comma-joined
+                           ({"retention.ms": [[1]]}, False)):
             assert ours.accepts({**topic, "spec": {**topic["spec"], "config": config}}) \
                 is ok, config

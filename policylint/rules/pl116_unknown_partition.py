@@ -31,8 +31,8 @@ class UnknownPartition(Rule):
     targets = ("plan",)
 
     def check(self, plan, ctx, options):
-        if ctx.snapshot is None:
-            return
+        if ctx.snapshot is None or not ctx.snapshot.lists_topics:
+            return  # a cluster profile lists no topics
         topics = ctx.snapshot.topics
         states = ctx.plan_view(plan).states
         if None not in states:

@@ -10,7 +10,9 @@ class PartitionDecrease(Rule):
     With `--base REF`, compares each topic manifest's partition count with the same topic's
     manifest at REF (matched by Kafka topic name). A count left to the broker default
     (`num.partitions`) is resolved through the cluster profile; without a profile such a
-    change is counted as unchecked.
+    change is counted as unchecked. A field removed is no change (the operator leaves the
+    topic as it is), and neither is any change to a topic its operator no longer manages
+    (Strimzi's `strimzi.io/managed: "false"`).
 
     ## Why is this bad?
     Kafka can add partitions but never remove them. The Strimzi topic operator refuses the
@@ -33,6 +35,8 @@ class PartitionDecrease(Rule):
 
     def check(self, ctx, _, options):
         for old, new in matched(ctx):
+            if not new.managed:
+                continue  # the operator no longer touches the topic
             values = resolved(ctx, self.code, old, new, "partitions", default_partitions)
             if values is None or values[1] >= values[0]:
                 continue

@@ -9,7 +9,9 @@ class TopicDeleted(Rule):
     With `--base REF`, reports every Kafka topic defined by a manifest at REF that no
     manifest defines now. A topic moved to another file, or into a file with other topics,
     is not deleted. The finding names the file the topic was in at REF; it has no line.
-    Lint directories, not single files, so that a topic moved elsewhere is found.
+    Lint directories, not single files, so that a topic moved elsewhere is found. A topic
+    its operator did not manage at REF (Strimzi's `strimzi.io/managed: "false"`) is left
+    out: deleting its resource leaves the topic and its data.
 
     ## Why is this bad?
     When the topic operator manages the topic, deleting its `KafkaTopic` deletes the Kafka
@@ -29,6 +31,8 @@ class TopicDeleted(Rule):
 
     def check(self, ctx, _, options):
         for old in deleted(ctx):
+            if not old.managed:
+                continue  # the operator leaves the topic (and its data) as it is
             finding = self.finding(
                 f"topic {old.name}: its manifest at {ctx.base_ref} ({old.doc.source.name}) is "
                 "gone; merging this deletes the topic and its data where the topic operator "

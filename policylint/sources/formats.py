@@ -104,14 +104,21 @@ class Fields:
             if type(key) is not str:
                 continue
             value = self.get(path + (key,))
-            if type(value) is list and all(type(v) is str for v in value):
-                value = ",".join(value)
+            if type(value) is list:
+                value = joined(value)
             result[key] = value if value is UNKNOWN or type(value) in _SCALARS else UNKNOWN
         return result
 
 
 _SCALARS = {str, int, float, bool, type(None)}
 _COUNT = re.compile(r"-?[0-9]{1,9}")
+
+
+def joined(values: list) -> Any:
+    """A list config value as Kafka receives it from the operators: comma-joined."""
+    if not all(type(v) in _SCALARS and v is not None for v in values):
+        return UNKNOWN  # its schema said so (PL101)
+    return ",".join("true" if v is True else "false" if v is False else str(v) for v in values)
 
 
 def declared(doc: Document, fields: Fields, *, kind: str, name: Any, paths: dict,

@@ -58,7 +58,9 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
                  for pi, p in zip(indices or count(), topic.partitions)]
         topics[topic.name] = TopicState(topic.name, topic.config or {}, parts, doc,
                                         ("topics", ti))
-    return Snapshot(profile, topics, doc, data.captured_at or None)
+    lists = doc.typed.topics not in (UNSET, None) if doc.typed is not None else \
+        doc.data.get("topics") is not None
+    return Snapshot(profile, topics, doc, data.captured_at or None, lists)
 
 
 def _good_topics(topics: list, bad_topics: set[int], bad_partitions: set[tuple[int, int]],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..model import ClusterProfile, TopicSpec
 from . import schemas
 from .document import Document
-from .formats import UNKNOWN, Fields, declared, known
+from .formats import UNKNOWN, Fields, declared, joined, known
 
 GROUP = "kafka.strimzi.io/"
 KINDS = {"strimzi-topic": "topics", "strimzi-kafka": "cluster", "strimzi-nodepool": "nodepool"}
@@ -14,6 +14,7 @@ API_KINDS = {("kafka.strimzi.io", "KafkaTopic"): "strimzi-topic",
              ("kafka.strimzi.io", "Kafka"): "strimzi-kafka",
              ("kafka.strimzi.io", "KafkaNodePool"): "strimzi-nodepool"}
 CLUSTER_LABEL = "strimzi.io/cluster"
+MANAGED = "strimzi.io/managed"
 DESCRIBED = "Strimzi KafkaTopic"
 
 
@@ -34,6 +35,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      partitions=fields.count(("spec", "partitions")),
                      config=fields.mapping(("spec", "config")),
                      annotations=fields.annotations(("metadata", "annotations")),
+                     managed=_managed(fields.annotations(("metadata", "annotations"))),
                      resource=("KafkaTopic", known(fields.get(("metadata", "namespace"))),
                                known(fields.get(("metadata", "name")))),
                      cluster=known(_labels(metadata).get(CLUSTER_LABEL)),
@@ -58,19 +60,28 @@ def topic_spec(doc: Document) -> TopicSpec:
     spec = data.get("spec") or {}
     metadata = data["metadata"]
     named = "topicName" in spec
+    annotations = metadata.get("annotations") or {}
+    config = spec.get("config") or {}
+    if list in map(type, config.values()):  # Strimzi sends a list comma-joined
+        config = {k: joined(v) if type(v) is list else v for k, v in config.items()}
     return TopicSpec(
         name=spec["topicName"] if named else metadata["name"],
         rf=_declared(spec.get("replicas")),
         partitions=_declared(spec.get("partitions")),
-        config=spec.get("config") or {},
+        config=config,
         doc=doc,
         paths=_PATHS[("spec", "topicName") if named else ("metadata", "name")],
-        annotations=metadata.get("annotations") or {},
+        annotations=annotations,
         resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
         cluster=_labels(metadata).get(CLUSTER_LABEL),
         namespace=metadata.get("namespace"),
         kind=DESCRIBED,
+        managed=_managed(annotations),
     )
+
+
+def _managed(annotations: dict) -> bool:
+    return str(annotations.get(MANAGED, "true")).lower() != "false"
 
 
 def _labels(metadata: dict) -> dict:
