@@ -148,6 +148,10 @@ def reference(snapshot: dict, plan: dict, mode: str) -> set[tuple]:
                 found.add(("PL305", *key))
             if len(p["isr"]) < floor:
                 found.add(("PL304", *key))
+    # any other partition of the cluster reassigning: the tool refuses the whole plan
+    if any(reassigning(p) and (t["name"], p["partition"]) not in planned
+           for t in snapshot["topics"] for p in t["partitions"]):
+        found.add(("PL306", None, None))
     for topic in snapshot["topics"]:
         if any(name == topic["name"] for name, _ in planned):
             after = [planned.get((topic["name"], p["partition"]), target(p))

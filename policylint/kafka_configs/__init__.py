@@ -59,6 +59,11 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:2]) or (0,)
 
 
+def at_least(release: str, version: str) -> bool:
+    """Whether a known release is ``version`` or later."""
+    return _key(release) >= _key(version)
+
+
 @lru_cache(maxsize=None)
 def known_versions() -> list[str]:
     return sorted(_versions(), key=_key)

@@ -3,34 +3,33 @@ from ..rule import Rule
 
 COMPACTION = ("min.compaction.lag.ms", "max.compaction.lag.ms", "min.cleanable.dirty.ratio",
               "delete.retention.ms")
-LOCAL = (("local.retention.ms", "retention.ms"), ("local.retention.bytes", "retention.bytes"))
+LOCAL = ("local.retention.ms", "local.retention.bytes")
+RETENTION = ("retention.ms", "retention.bytes")
 LEVELS = {f"compression.{codec}.level": codec for codec in ("gzip", "lz4", "zstd")}
-# keys without which a topic's settings cannot contradict each other
-INVOLVED = frozenset(COMPACTION + tuple(k for k, _ in LOCAL) + tuple(LEVELS)
-                     + ("remote.storage.enable",))
+# keys without which none of a topic's settings can be idle
+INVOLVED = frozenset(COMPACTION + LOCAL + RETENTION + tuple(LEVELS))
 
 
 class InconsistentTopicConfigs(Rule):
-    """A topic's settings contradict each other, or one of them does nothing.
+    """A topic setting does nothing.
 
     ## What it does
-    Reports, at the value that does nothing or contradicts:
+    Reports, at the value that does nothing:
     - compaction settings (`min.compaction.lag.ms`, `max.compaction.lag.ms`,
       `min.cleanable.dirty.ratio`, `delete.retention.ms`) without `compact` in the effective
       `cleanup.policy` (the topic's, else the cluster's `log.cleanup.policy`, else `delete`);
-    - `min.compaction.lag.ms` greater than `max.compaction.lag.ms`;
-    - `local.retention.ms` / `.bytes` without `remote.storage.enable=true`, or larger than
-      `retention.ms` / `.bytes` (unless those are unlimited);
-    - `remote.storage.enable=true` on a compacted topic;
+    - `retention.ms` / `.bytes` on a compact-only topic (retention deletes only with
+      `delete` in the policy);
+    - `local.retention.ms` / `.bytes` without `remote.storage.enable=true`;
     - a `compression.<codec>.level` for another codec than `compression.type`.
 
-    Values Kafka would refuse are PL603's and left out here.
+    Values Kafka would refuse are PL603's, and combinations it refuses PL607's; both are
+    left out here.
 
     ## Why is this bad?
     A setting that does nothing was meant to do something: the reviewer believes tombstones
-    are kept a day or segments stay local an hour, and they are not. Kafka refuses some of
-    these combinations outright (compaction lags in the wrong order, tiered storage on a
-    compacted topic), blocking the whole change.
+    are kept a day, segments stay local an hour or old records are deleted after a week,
+    and they are not.
 
     ## Example
     ```yaml
@@ -84,26 +83,15 @@ def _problems(values: dict, broker: dict, specs: dict):
             if key in values:
                 yield key, (f"{key} has no effect: cleanup.policy is {said} (compaction "
                             "is off)")
-    low, high = values.get("min.compaction.lag.ms"), values.get("max.compaction.lag.ms")
-    if compacted and low is not None and high is not None and low > high:
-        yield "min.compaction.lag.ms", (f"min.compaction.lag.ms={low} is greater than "
-                                        f"max.compaction.lag.ms={high}: Kafka refuses it")
-    remote = values.get("remote.storage.enable", False)
-    for local, total in LOCAL:
-        if local not in values or values[local] == -2:  # -2: the same as the total
-            continue
-        if not remote:
-            yield local, f"{local} has no effect without remote.storage.enable=true"
-            continue
-        limit = values.get(total, specs.get(total, {}).get("default"))
-        if limit is not None and limit >= 0 and (values[local] == -1 or values[local] > limit):
-            shown = "unlimited (-1)" if values[local] == -1 else values[local]
-            yield local, (f"{local}={shown} is larger than {total}={limit}: segments would "
-                          "stay local longer than the topic keeps data")
-    if remote and compacted:
-        yield "remote.storage.enable", ("remote.storage.enable=true on a compacted topic "
-                                        f"(cleanup.policy={said}): Kafka refuses tiered "
-                                        "storage for compacted topics")
+    if policy == ["compact"]:
+        for key in RETENTION:
+            if key in values:
+                yield key, (f"{key} has no effect: cleanup.policy is compact (only delete "
+                            "removes records by age or size)")
+    if not values.get("remote.storage.enable", False):
+        for key in LOCAL:
+            if key in values and values[key] != -2:  # -2: the same as retention
+                yield key, f"{key} has no effect without remote.storage.enable=true"
     codec = values.get("compression.type", specs.get("compression.type", {}).get("default"))
     for key, level_codec in LEVELS.items():
         if key in values and codec != level_codec:

@@ -1,0 +1,55 @@
+from .. import kafka_configs
+from ..rule import Rule
+
+KEYS = {"segment.ms": ("min_ms", "ms"), "segment.bytes": ("min_bytes", "bytes")}
+
+
+class SegmentTooSmall(Rule):
+    """A topic rolls its log segments so often that the broker drowns in files.
+
+    ## What it does
+    Reports a topic whose `segment.ms` is below the option `min_ms` (default 600000: ten
+    minutes) or whose `segment.bytes` is below `min_bytes` (default 16777216: 16 MiB), at
+    the value. Kafka accepts any `segment.ms` from 1 and any `segment.bytes` from 14.
+
+    ## Why is this bad?
+    Every partition then rolls a new segment, with its index files and memory maps, that
+    often: thousands of files per partition, exhausted file handles and `vm.max_map_count`,
+    slow restarts and log recovery. `segment.ms: 100` was meant as a test setting.
+
+    ## Example
+    ```yaml
+    config:
+      segment.ms: 100
+    ```
+
+    ## Use instead
+    ```yaml
+    config:
+      segment.ms: 3600000
+    ```
+
+    ## Options
+    - `min_ms` (integer, default 600000), `min_bytes` (integer, default 16777216).
+    """
+    code = "PL608"
+    name = "segment-too-small"
+    severity = "warning"
+    targets = ("manifest", "snapshot")
+    reads_partitions = False
+    options_schema = {"type": "object", "additionalProperties": False, "properties": {
+        "min_ms": {"type": "integer", "minimum": 1, "default": 600000},
+        "min_bytes": {"type": "integer", "minimum": 14, "default": 16777216}}}
+    message = ("topic {topic}: {key}={value} rolls a new segment every {value} {unit} on "
+               "every partition (the policy's minimum is {minimum})")
+
+    def check(self, target, ctx, options):
+        for config in ctx.topic_configs(target):
+            for key in KEYS.keys() & config.config.keys():
+                option, unit = KEYS[key]
+                value = kafka_configs.number(config.config[key],
+                                             "int" if key == "segment.bytes" else "long")
+                if value is not None and 0 < value < options[option]:
+                    yield self.finding(self.say(topic=config.topic, key=key, value=value,
+                                                unit=unit, minimum=options[option]),
+                                       at=config.value_at(key), topic=config.topic)
