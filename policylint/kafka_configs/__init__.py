@@ -15,6 +15,11 @@ from importlib import resources
 from typing import Any
 
 INT_RANGE = (-2**31, 2**31 - 1)
+_THROTTLED = re.compile(r"([0-9]+:[0-9]+)?")
+# MetadataVersion: 0.x releases by three parts, later ones by two; an -IVn suffix names an
+# inter-broker protocol step within one
+_OLD_VERSIONS = {"0.8.0", "0.8.1", "0.8.2", "0.9.0", "0.10.0", "0.10.1", "0.10.2", "0.11.0"}
+_IV = re.compile(r"-IV[0-9]+$")
 LONG_RANGE = (-2**63, 2**63 - 1)
 _INTEGER = re.compile(r"[+-]?\d+")
 
@@ -52,7 +57,12 @@ BROKER_KEYS: dict[str, str | None] = {
 @lru_cache(maxsize=None)
 def _versions() -> dict[str, dict[str, dict]]:
     text = resources.files(__package__).joinpath("topic_configs.json").read_text("utf-8")
-    return json.loads(text)["versions"]
+    versions = json.loads(text)["versions"]
+    for release, specs in versions.items():  # its valid values are the release's own
+        for spec in specs.values():
+            if spec.get("metadata_version"):
+                spec["release"] = release
+    return versions
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -172,7 +182,7 @@ def parsed(spec: dict, value: Any) -> Any:
         if text not in ("true", "false"):
             raise ValueError("is not true or false")
         return text == "true"
-    if kind == "list":
+    if kind == "list":  # ConfigDef: split on commas, empty items kept ("a," is a, "")
         text = as_text(value).strip()
         return [item.strip() for item in text.split(",")] if text else []
     return as_text(value).strip()
@@ -184,12 +194,19 @@ def problem(spec: dict, value: Any) -> str | None:
         value = parsed(spec, value)
     except ValueError as exc:
         return str(exc)
-    if "subset" in spec:
+    if "subset" in spec:  # ValidList.in: each item one of them; repeats and [] pass
         allowed = spec["subset"]
-        wrong = [v for v in value if v not in allowed]
-        if wrong or len(set(value)) != len(value) or not value:
-            return f"must be one or more of {', '.join(allowed)}, each once"
+        if any(v not in allowed for v in value):
+            return f"must be a list of {', '.join(allowed)}"
         return None
+    if spec.get("throttled_replicas"):  # ThrottledReplicaListValidator
+        if "".join(value) == "*" or all(_THROTTLED.fullmatch(v) for v in value):
+            return None
+        return "must be * or a list of partition:broker (0:101,1:102)"
+    if spec.get("metadata_version"):  # MetadataVersion.fromVersionString of the release
+        if _metadata_version(value, spec.get("release")):
+            return None
+        return "is not a Kafka version (0.10.2, 2.8, 3.0-IV1, ...)"
     if "values" in spec and value in spec["values"]:
         return None
     lo, hi = spec.get("min"), spec.get("max")
@@ -201,6 +218,18 @@ def problem(spec: dict, value: Any) -> str | None:
     if "values" in spec and lo is None and hi is None:
         return f"must be one of {', '.join(spec['values'])}"
     return None
+
+
+def _metadata_version(text: str, release: str | None) -> bool:
+    """Whether ``message.format.version`` names a version Kafka ``release`` knows."""
+    parts = text.split(".")
+    key = ".".join(parts[:3] if text.startswith("0.") else parts[:2])
+    base = _IV.sub("", key)
+    if base in _OLD_VERSIONS:
+        return True
+    if not re.fullmatch(r"[1-9][0-9]*\.[0-9]+", base):
+        return False
+    return release is None or _key(base) <= _key(release)
 
 
 # the broker settings a topic's retention falls back to, in Kafka's order of precedence
