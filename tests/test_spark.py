@@ -35,8 +35,8 @@ spark_findings = testing.finding_rows
 # the topic and cluster configuration rules of RULES.md's PL6xx-PL8xx, which judge config
 # maps against the per-release table, and PL804, which reads both a cluster's and its
 # topics' settings (a Spark form reads one frame).
-GENERIC = {"PL601", "PL602", "PL603", "PL604", "PL605", "PL701", "PL702", "PL703", "PL704",
-           "PL706", "PL707", "PL801", "PL802", "PL803", "PL804"}
+GENERIC = {"PL601", "PL602", "PL603", "PL604", "PL605", "PL607", "PL608", "PL701", "PL702",
+           "PL703", "PL704", "PL706", "PL707", "PL801", "PL802", "PL803", "PL804", "PL805"}
 
 
 def test_every_built_in_snapshot_rule_has_a_spark_form():
