@@ -13,7 +13,7 @@ from policylint.sources.schemas import schema, validator
 
 from conftest import CASES
 
-NAMES = ["reassignment", "snapshot", "strimzi-topic", "strimzi-kafka", "strimzi-nodepool",
+NAMES = ["reassignment", "snapshot", "strimzi-topic", "strimzi-topic-v1", "strimzi-kafka", "strimzi-nodepool",
          "policy"]
 # policylint narrows "integer" to true integers (no 1.0, no booleans); so does the reference
 _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
@@ -117,7 +117,8 @@ def test_values_judged_once_are_told_apart_by_type():
              "metadata": {"name": "t"}, "spec": {"partitions": 1, "replicas": 3}}
     ours = validator("strimzi-topic")
     for _ in range(2):
-        for value, ok in ((1, True), (True, False), (1.0, False), (-1, True), (0, False)):
+        # Strimzi's CRD: minimum 1, so -1 (the broker default elsewhere) is refused too
+        for value, ok in ((1, True), (True, False), (1.0, False), (-1, False), (0, False)):
             assert ours.accepts({**topic, "spec": {**topic["spec"], "partitions": value}}) \
                 is ok, value
         for config, ok in (({"min.insync.replicas": 2}, True),

@@ -9,7 +9,8 @@ A format module says three things:
   ``"snapshot"``, ``"other"`` (another tool's file: recognised, not checked).
 - how a document of it is recognised, by content alone: ``API_KINDS``,
   ``{(apiVersion group, kind): kind}`` for resources (``("kafka.strimzi.io", "KafkaTopic")``:
-  the group is the ``apiVersion`` before its ``/``), and/or ``detect(data) -> kind | None``
+  the group is the ``apiVersion`` before its ``/``; a whole ``apiVersion`` names one
+  version of them apart), and/or ``detect(data) -> kind | None``
   for other shapes, asked of every document no ``API_KINDS`` names, in ``ORDER`` (lower
   first; default 50).
 - ``schema(kind) -> dict``: the kind's JSON Schema (PL101 findings are its violations);
@@ -212,7 +213,8 @@ def detect(data: Any) -> str | None:
     door = _door or _index()
     api, kind = data.get("apiVersion"), data.get("kind")
     if type(api) is str and type(kind) is str:
-        found = door.resources.get((api.partition("/")[0], kind))
+        found = door.resources.get((api, kind)) or \
+            door.resources.get((api.partition("/")[0], kind))
         if found:
             return found
     for module in door.shapes:

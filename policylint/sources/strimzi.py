@@ -9,8 +9,10 @@ from .document import Document
 from .formats import UNKNOWN, Fields, declared, joined, known
 
 GROUP = "kafka.strimzi.io/"
-KINDS = {"strimzi-topic": "topics", "strimzi-kafka": "cluster", "strimzi-nodepool": "nodepool"}
+KINDS = {"strimzi-topic": "topics", "strimzi-topic-v1": "topics", "strimzi-kafka": "cluster",
+         "strimzi-nodepool": "nodepool"}
 API_KINDS = {("kafka.strimzi.io", "KafkaTopic"): "strimzi-topic",
+             ("kafka.strimzi.io/v1", "KafkaTopic"): "strimzi-topic-v1",  # spec required
              ("kafka.strimzi.io", "Kafka"): "strimzi-kafka",
              ("kafka.strimzi.io", "KafkaNodePool"): "strimzi-nodepool"}
 CLUSTER_LABEL = "strimzi.io/cluster"
