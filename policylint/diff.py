@@ -1,7 +1,8 @@
-"""Diff mode: what changed between the manifests at the base ref and the working tree.
+"""Diff mode: what changed between the manifests at the base ref and the working tree, and
+what a change set says it changes (a Terraform plan's ``before`` and ``after``).
 
 Topics are matched by Kafka topic name, not by file: a topic moved to another file is the
-same topic, and a file may hold several topics.
+same topic, and a file may hold several topics. A change set pairs its own sides.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ ALLOW_RF_CHANGE = "policylint.io/allow-rf-change"
 
 
 def matched(ctx) -> Iterator[tuple[TopicSpec, TopicSpec]]:
-    """(base, head) manifests of every topic present at the base ref and now."""
+    """(base, head) manifests of every topic present at the base ref and now, and (before,
+    after) of every change set's topic changed in place (a replacement is PL211's)."""
+    for change in ctx.changes:
+        if change.before is not None and change.after is not None and not change.replaces:
+            yield change.before, change.after
     if ctx.base is None:
         return
     seen: set[str] = set()
@@ -23,6 +28,13 @@ def matched(ctx) -> Iterator[tuple[TopicSpec, TopicSpec]]:
         if old is not None and spec.name not in seen:
             seen.add(spec.name)
             yield old, spec
+
+
+def at(ctx, old: TopicSpec) -> str:
+    """Where the earlier side of a change was: "at REF", or before a change set."""
+    if any(old is change.before for change in ctx.changes):
+        return "before the plan"
+    return f"at {ctx.base_ref}"
 
 
 def renamed(ctx) -> list[tuple[TopicSpec, TopicSpec]]:
@@ -35,16 +47,19 @@ def renamed(ctx) -> list[tuple[TopicSpec, TopicSpec]]:
 
 
 def deleted(ctx) -> list[TopicSpec]:
-    """Base manifests of topics that no manifest defines any more (renames excepted)."""
+    """Base manifests of topics that no manifest defines any more (renames excepted), and
+    the topics change sets delete."""
+    planned = [change.before for change in ctx.changes if change.before is not None
+               and change.after is None and "delete" in change.actions]
     if ctx.base is None:
-        return []
+        return planned
     gone = {spec.name for spec in ctx.manifests} | {old.name for old, _ in renamed(ctx)}
     result = []
     for spec in ctx.base:
         if spec.name not in gone:
             gone.add(spec.name)
             result.append(spec)
-    return result
+    return planned + result
 
 
 def resolved(ctx, code: str, old: TopicSpec, new: TopicSpec, name: str,

@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 from . import kafka_configs
 from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
                     snapshot_topic_rf, unknown_fields)
-from .model import KEY, SEVERITY_RANK, ClusterProfile, Finding, Plan, Ref, Snapshot, TopicSpec
+from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Plan, Ref, Snapshot,
+                    TopicSpec)
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
@@ -75,6 +76,7 @@ class Context:
     allow_rf_change: bool = False
     base: list[TopicSpec] | None = None  # diff mode: the manifests at the base ref
     base_ref: str | None = None
+    changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
@@ -342,12 +344,19 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                 findings.extend(chain.from_iterable(
                     map(rule.check, checked, repeat(ctx), repeat(options))))
     findings.extend(_expired_exemptions(policy))
+    # how a tool names a declaration (a Terraform resource address): its findings say it
+    origins = {(id(m.doc), m.name): m.origin for _, targets in runs
+               for m in targets.get("manifest", ()) if m.origin}
     for finding in findings:
         rule = policy.rules[finding.rule]
         finding.name = rule.name
         raised = finding.severity if finding.severity != rule.severity else None
         finding.severity = policy.severity(rule.code, raised)
         finding.locate()
+        if origins and finding.at is not None:
+            origin = origins.get((id(finding.at[0]), finding.topic))
+            if origin and origin not in finding.message:
+                finding.message += f" ({origin})"
         _suppress(finding, rule, policy)
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something

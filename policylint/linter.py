@@ -43,7 +43,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         ctx = Context(policy=chosen, profile=cluster_.profile if cluster_ else None,
                       snapshot=cluster_.snapshot if cluster_ else None,
                       current=inputs.current, manifests=group.manifests, plans=group.plans,
-                      allow_rf_change=allow_rf_change, unchecked=unchecked)
+                      allow_rf_change=allow_rf_change, unchecked=unchecked,
+                      changes=group.changes)
         if base is not None:
             ctx.base, ctx.base_ref = group.base, base
         if group.label is not None:  # PL118: checked without their cluster

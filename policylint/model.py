@@ -83,6 +83,9 @@ class TopicSpec:
     config_paths: dict[str, tuple[tuple, tuple]] | None = None
     #: what declares it, for messages ("Strimzi KafkaTopic", "topicctl topic", ...)
     kind: str = "KafkaTopic"
+    #: how the tool that declares it names it (a Terraform resource address), if not by
+    #: its file and position alone: messages about it say it
+    origin: str | None = None
     #: whether its operator manages the topic (Strimzi's ``strimzi.io/managed: "false"``:
     #: changing or deleting the resource leaves the topic as it is)
     managed: bool = True
@@ -96,6 +99,25 @@ class TopicSpec:
         if moved is not None:
             return (self.doc, moved[of_key])
         return (self.doc, self.paths.get("config", ()) + ((key, KEY) if of_key else (key,)))
+
+
+class Change(NamedTuple):
+    """A topic as it was and as it will be, from a change set that says so itself (a
+    Terraform plan's ``before`` and ``after``): either side None where there is none."""
+    before: TopicSpec | None
+    after: TopicSpec | None
+    actions: tuple[str, ...]  # "create", "update", "delete", "no-op", ...
+    replace_paths: tuple[tuple[str, ...], ...]  # the attributes that force a replacement
+    address: str  # how the change set names the resource
+    doc: Document
+    path: tuple  # of the change in ``doc``
+
+    @property
+    def replaces(self) -> bool:
+        return "delete" in self.actions and "create" in self.actions
+
+    def where(self) -> Ref:
+        return (self.doc, self.path)
 
 
 class PartitionState(NamedTuple):

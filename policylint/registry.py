@@ -25,7 +25,7 @@ REPORTERS = "policylint.reporters"
 FORMATS = "policylint.formats"
 #: policylint's own input formats (``policylint.sources.formats`` says what one is)
 BUILT_IN_FORMATS = ("strimzi", "cfk", "jikkou", "koperator", "aiven", "conduktor", "topicctl",
-                    "julieops", "kafka_gitops", "topics_describe", "snapshot", "reassignment",
+                    "julieops", "kafka_gitops", "terraform", "terraform_plan", "topics_describe", "snapshot", "reassignment",
                     "kafka_tools")
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{3,4}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from ..diff import ALLOW_RF_CHANGE, allows_rf_change, matched, resolved, words
+from ..diff import ALLOW_RF_CHANGE, allows_rf_change, at, matched, resolved, words
 from ..kafka import default_rf
 
 
@@ -48,7 +48,7 @@ class RfChangeManifest(Rule):
                 continue
             yield self.finding(
                 f"topic {new.name}: replication factor is changed from {words(old.rf, values[0])}"
-                f" at {ctx.base_ref} to {words(new.rf, values[1])} (if intended, annotate the "
+                f" {at(ctx, old)} to {words(new.rf, values[1])} (if intended, annotate the "
                 f'manifest with {ALLOW_RF_CHANGE}: "true" or allow it with allow.rf_change in '
                 "the policy)",
                 at=new.where("rf"), topic=new.name)

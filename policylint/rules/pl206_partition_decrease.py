@@ -1,5 +1,5 @@
 from ..rule import Rule
-from ..diff import matched, resolved, words
+from ..diff import at, matched, resolved, words
 from ..kafka import default_partitions
 
 
@@ -42,6 +42,6 @@ class PartitionDecrease(Rule):
                 continue
             yield self.finding(
                 f"topic {new.name}: partition count is lowered from "
-                f"{words(old.partitions, values[0])} at {ctx.base_ref} to "
+                f"{words(old.partitions, values[0])} {at(ctx, old)} to "
                 f"{words(new.partitions, values[1])}; Kafka cannot remove partitions",
                 at=new.where("partitions"), topic=new.name)

@@ -7,7 +7,8 @@ class TopicDeleted(Rule):
 
     ## What it does
     With `--base REF`, reports every Kafka topic defined by a manifest at REF that no
-    manifest defines now. A topic moved to another file, or into a file with other topics,
+    manifest defines now; in a Terraform plan, every topic resource it deletes (at its
+    change). A topic moved to another file, or into a file with other topics,
     is not deleted. The finding names the file the topic was in at REF; it has no line.
     Lint directories, not single files, so that a topic moved elsewhere is found. A topic
     its operator did not manage at REF (Strimzi's `strimzi.io/managed: "false"`) is left
@@ -33,6 +34,12 @@ class TopicDeleted(Rule):
         for old in deleted(ctx):
             if not old.managed:
                 continue  # the operator leaves the topic (and its data) as it is
+            change = next((c for c in ctx.changes if c.before is old), None)
+            if change is not None:  # a change set deletes it, where it says so
+                yield self.finding(f"topic {old.name}: the plan deletes {change.address}, the "
+                                   "topic and its data",
+                                   at=change.where(), topic=old.name)
+                continue
             finding = self.finding(
                 f"topic {old.name}: its manifest at {ctx.base_ref} ({old.doc.source.name}) is "
                 "gone; merging this deletes the topic and its data where the topic operator "

@@ -1,4 +1,4 @@
-from ..diff import matched
+from ..diff import at, matched
 from ..kafka_configs import effective_retention
 from ..rule import Rule
 
@@ -45,7 +45,7 @@ class RetentionDecrease(Rule):
 
     def check(self, ctx, _, options):
         broker = ctx.profile.config if ctx.profile is not None else {}
-        pairs = [(old.config, new, f"at {ctx.base_ref}") for old, new in matched(ctx)]
+        pairs = [(old.config, new, at(ctx, old)) for old, new in matched(ctx)]
         if ctx.snapshot is not None:
             pairs += [(ctx.snapshot.topics[new.name].config, new,
                        f"on the live cluster {ctx.snapshot.profile.name}")

@@ -1,5 +1,5 @@
 from .. import kafka_configs
-from ..diff import matched
+from ..diff import at, matched
 from ..rule import Rule
 
 LOCAL = {"local.retention.ms": "retention.ms", "local.retention.bytes": "retention.bytes"}
@@ -81,7 +81,7 @@ class RefusedConfigCombination(Rule):
                     and not after.get(DELETE_ON_DISABLE, False):
                 at = new.config_at(REMOTE) if REMOTE in new.config else new.where("config")
                 yield self.finding(self.say(topic=new.name, problem=(
-                    f"{REMOTE} is turned off (true at {ctx.base_ref}) without "
+                    f"{REMOTE} is turned off (true {at(ctx, old)}) without "
                     f"{DELETE_ON_DISABLE}=true: Kafka refuses to disable remote storage "
                     f"without deleting the remote data (to keep it read-only, set "
                     f"{REMOTE}=true and {COPY_DISABLE}=true)")), at=at, topic=new.name)

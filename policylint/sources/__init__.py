@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import Finding, Plan, Snapshot, TopicSpec
+from ..model import Change, Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
 from . import formats, kafka_tools, reassignment, snapshot, topics_describe
 from .clusters import Group, Placement
@@ -26,7 +26,7 @@ from .schemas import validator
 from .yamldoc import load_yaml
 
 DEFAULT_MAX_FILE_SIZE = 256 * 2**20
-EXTENSIONS = (".yaml", ".yml", ".json", ".yaml.tpl", ".yml.tpl", ".json.tpl")
+EXTENSIONS = (".yaml", ".yml", ".json", ".yaml.tpl", ".yml.tpl", ".json.tpl", ".tf")
 _TYPED = ("reassignment", "snapshot")  # kinds whose model is built from msgspec types
 # a FIFO is opened without waiting for a writer (and then refused, not read)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -47,12 +47,15 @@ class Inputs:
     snapshots: list[Snapshot] = field(default_factory=list)
     #: cluster descriptions: (kind, document, its values)
     kafkas: list[tuple[str, Document, Fields]] = field(default_factory=list)
-    pools: list[Document] = field(default_factory=list)
-    configmaps: list[Document] = field(default_factory=list)
+    #: documents others refer to, by role: Strimzi's node pools ("nodepool"), Jikkou's
+    #: ConfigMaps ("configmap"), Terraform's module calls ("module")
+    related: dict[str, list[Document]] = field(default_factory=lambda: {
+        role: [] for role in formats.REFERENCED})
     #: the linted inputs grouped by cluster, and which cluster a manifest or plan is of
     groups: list[Group] = field(default_factory=list)
     placement: Placement | None = None
     unplaced: int = 0  # entries of plans no cluster places (PL123)
+    changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
     #: the current assignment (``--current``, or printed beside a plan): (topic, partition)
     #: -> replicas
     current: dict[tuple[str, int], list[int]] | None = None
@@ -204,6 +207,8 @@ def decode(name: str, data: bytes, suffix: str) -> SourceFile:
     # neither test copies the text, as strip() would: a large file ends with a newline
     if not text or text.isspace():
         raise ParseError("file is empty")
+    if suffix == ".tf":
+        return SourceFile(name, text, "hcl")
     looks_json = suffix not in (".yaml", ".yml") and \
         _FIRST_CHARACTER.match(text).group(1) in ("{", "[")
     return SourceFile(name, text, "json" if suffix == ".json" or looks_json else "yaml")
@@ -217,6 +222,9 @@ def parse(source: SourceFile) -> list[Document]:
     """The documents of a file: YAML documents, a JSON document, the JSON parts of the Kafka
     tool's printed output; the items of a ``kind: List`` (``kubectl get -o yaml``) each a
     document of its own."""
+    if source.format == "hcl":
+        from . import terraform  # python-hcl2, imported only when a .tf file is read
+        return terraform.parse(source)
     if kafka_tools.is_tool_output(source.text):
         return kafka_tools.tool_output(source)
     if topics_describe.is_describe(source.text):
@@ -340,9 +348,21 @@ def load(parsed: list[Parsed]) -> Inputs:
             if role not in _UNCHECKED:
                 _add(inputs, kind, role, doc, validate(kind, doc), topics)
     # once every file is read: a declaration may refer to another file's documents
-    inputs.manifests = declarations(topics, {"nodepool": inputs.pools,
-                                             "configmap": inputs.configmaps})
+    inputs.manifests = declarations(topics, inputs.related)
+    inputs.changes = [change for kind, doc, fields in topics
+                      for change in _changes(kind, doc, fields, inputs.related)]
     return inputs
+
+
+def _changes(kind: str, doc: Document, fields: Fields | None, related: dict) -> list[Change]:
+    """The changes a change set (a format with ``changes``) says it makes."""
+    read = getattr(formats.format_of(kind), "changes", None)
+    if read is None:
+        return []
+    try:
+        return read(doc, fields, related)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return []  # a shape its schema refused: the PL101 findings say why
 
 
 def declarations(documents: list[tuple[str, Document, Fields | None]],
@@ -405,10 +425,8 @@ def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
             inputs.kafkas.append((kind, doc, Fields(doc, (e[0] for e in errors))))
     elif errors:
         return  # a broken node pool or ConfigMap would only confuse the rules
-    elif role == "nodepool":
-        inputs.pools.append(doc)
-    elif role == "configmap":
-        inputs.configmaps.append(doc)
+    elif role in formats.REFERENCED:
+        inputs.related[role].append(doc)
 
 
 def split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:

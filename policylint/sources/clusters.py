@@ -27,7 +27,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import ClusterProfile, Plan, Snapshot, TopicSpec
+from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec
 from .document import Document
 
 
@@ -62,6 +62,7 @@ class Group:
     snapshots: list[Snapshot] = field(default_factory=list)
     profiles: list[ClusterProfile] = field(default_factory=list)
     base: list[TopicSpec] = field(default_factory=list)  # diff mode: manifests at the ref
+    changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
 
     def targets(self) -> dict[str, list]:
         """What the rules check, by target kind (see ``policylint.rule``)."""

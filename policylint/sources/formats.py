@@ -4,8 +4,9 @@
 A format module says three things:
 
 - ``KINDS``: ``{kind: role}``, the kinds of document it reads and what each yields. Roles:
-  ``"topics"`` (topic declarations), ``"cluster"`` (a cluster description), ``"nodepool"``
-  and ``"configmap"`` (documents other documents of the format refer to), ``"plan"``,
+  ``"topics"`` (topic declarations), ``"cluster"`` (a cluster description), ``"nodepool"``,
+  ``"configmap"`` and ``"module"`` (documents other documents of the format refer to:
+  Strimzi's node pools, Jikkou's ConfigMaps, Terraform's module calls), ``"plan"``,
   ``"snapshot"``, ``"other"`` (another tool's file: recognised, not checked).
 - how a document of it is recognised, by content alone: ``API_KINDS``,
   ``{(apiVersion group, kind): kind}`` for resources (``("kafka.strimzi.io", "KafkaTopic")``:
@@ -35,7 +36,8 @@ from ..model import TopicSpec
 from ..schema import Schema
 from .document import Document
 
-ROLES = ("topics", "cluster", "nodepool", "configmap", "plan", "snapshot", "other")
+ROLES = ("topics", "cluster", "nodepool", "configmap", "module", "plan", "snapshot", "other")
+REFERENCED = ("nodepool", "configmap", "module")  # roles of documents others refer to
 #: a template placeholder: ``${VAR}`` (Terraform, envsubst), ``{{ ... }}`` (Helm, Jinja),
 #: ``{% ... %}`` (Jinja)
 PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{\{.*?\}\}|\{%.*?%\}", re.S)

@@ -49,8 +49,9 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
             raise InputError(f"--cluster {name}: no ClusterSnapshot or Kafka cluster resource "
                              "in it")
     context = [(kind, doc) for _, kinds in found for kind, doc in kinds]
-    pools = inputs.pools + [doc for kind, doc in context if formats.role(kind) == "nodepool"]
-    related = {"nodepool": pools, "configmap": inputs.configmaps}
+    pools = inputs.related["nodepool"] + [doc for kind, doc in context
+                                          if formats.role(kind) == "nodepool"]
+    related = {**inputs.related, "nodepool": pools}
     profiles = [p for kind, doc, fields in inputs.kafkas
                 for p in _profile(kind, doc, fields, related)]
     described = [(s, s.doc.source.name, s.doc.source.name in given, True)
@@ -126,6 +127,9 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
                 "policy", plan.doc.source.name, at=plan.where()))
             inputs.unplaced += len(plan.moves)
         group(cluster).plans.append(plan)
+    for change in inputs.changes:
+        cluster, label = placement.of_manifest(change.after or change.before)
+        group(cluster, label).changes.append(change)
     for snap in inputs.snapshots:
         group(_own(clusters, snap.profile)).snapshots.append(snap)
     for profile in profiles:

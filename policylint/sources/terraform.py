@@ -1,0 +1,288 @@
+"""Terraform HCL (``*.tf``): ``resource "kafka_topic"`` (the Mongey/kafka provider: ``name``,
+``partitions``, ``replication_factor``, ``config``) and ``resource "confluent_kafka_topic"``
+(``topic_name``, ``partitions_count``, ``config``; no RF) blocks are topic declarations.
+
+HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
+gives every attribute's line and column, its serialisation the values. A ``for_each`` over
+a literal map, over ``jsondecode(file("x.json"))``, or over a variable that a local module
+call feeds that way, makes one topic per key, with ``each.key`` and ``each.value.x``
+evaluated. Any other expression (a variable, a local, a function) is an unknown value.
+Each resource instance is one document, named by its address (``kafka_topic.orders["eu"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from typing import Any, Iterator
+
+from ..model import KEY, TopicSpec
+from .document import Document, ParseError, SourceFile
+from .formats import UNKNOWN, Fields, declared
+
+KINDS = {"terraform-kafka-topic": "topics", "terraform-confluent-topic": "topics",
+         "terraform-module-call": "module"}
+RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
+_TYPES = {"kafka_topic": "terraform-kafka-topic",
+          "confluent_kafka_topic": "terraform-confluent-topic"}
+# where each provider keeps a topic's fields
+_FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
+                           "partitions": "partitions", "config": "config"},
+           "confluent_kafka_topic": {"name": "topic_name", "partitions": "partitions_count",
+                                     "config": "config"}}
+_EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
+_EACH = re.compile(r"each\.(key|value)((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$")
+_JSON_FILE = re.compile(r'jsondecode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"\s*\)\s*\)$')
+_VAR = re.compile(r"var\.([A-Za-z_][A-Za-z0-9_-]*)$")
+MAX_JSON = 16 * 2**20  # a topics file read for for_each: no larger
+
+
+def detect(data: dict) -> str | None:
+    if data.get("kind") == RESOURCE:
+        return _TYPES.get(data.get("type"))
+    return "terraform-module-call" if data.get("kind") == MODULE_CALL else None
+
+
+def schema(kind: str) -> dict:
+    from . import schemas
+    return schemas.schema("terraform-module-call" if kind == "terraform-module-call"
+                          else "terraform-topic")
+
+
+def parse(source: SourceFile) -> list[Document]:
+    """One document per topic resource block and per local module call of a ``.tf`` file."""
+    try:
+        import hcl2
+        from hcl2.utils import SerializationOptions
+    except ImportError:  # pragma: no cover - a dependency of policylint
+        raise ParseError("reading Terraform needs python-hcl2 (pip install python-hcl2)")
+    try:
+        tree = hcl2.parses_to_tree(source.text)
+        marks = _marks(tree)
+        data = hcl2.serialize(hcl2.transform(tree), serialization_options=SerializationOptions(
+            strip_string_quotes=True, with_comments=False))
+    except RecursionError:
+        raise ParseError("invalid HCL: nested too deeply") from None
+    except Exception as exc:  # lark's and python-hcl2's errors: the file is no valid HCL
+        line, column = getattr(exc, "line", 1), getattr(exc, "column", 1)
+        first = (str(exc).strip().splitlines() or ["cannot be parsed"])[0]
+        raise ParseError(f"invalid HCL: {first}", line if isinstance(line, int) and line > 0
+                         else 1, column if isinstance(column, int) and column > 0 else 1
+                         ) from None
+    docs = []
+    for block, labels, values in _blocks(data):
+        if block == "resource" and labels[0] in _TYPES:
+            kind = {"kind": RESOURCE, "type": labels[0], "name": labels[1], "values": values}
+        elif block == "module" and isinstance(values.get("source"), str):
+            kind = {"kind": MODULE_CALL, "name": labels[0], "values": values}
+        else:
+            continue
+        prefix = (block,) + tuple(labels)
+        docs.append(Document(source, kind, len(docs), _locator(marks, prefix)))
+    return docs
+
+
+def _blocks(data: dict) -> Iterator[tuple[str, tuple, dict]]:
+    """(block type, labels, attributes) of each resource and module block."""
+    for block in ("resource", "module"):
+        for entry in data.get(block) or ():
+            for first, inner in entry.items():
+                if block == "module":
+                    yield block, (first,), _attributes(inner)
+                    continue
+                for second, values in (inner or {}).items():
+                    yield block, (first, second), _attributes(values)
+
+
+def _attributes(values: Any) -> dict:
+    return {k: v for k, v in values.items() if not k.startswith("__")} \
+        if isinstance(values, dict) else {}
+
+
+def _locator(marks: dict, prefix: tuple):
+    def locate(path: tuple) -> tuple[int, int] | None:
+        if path[:1] != ("values",):
+            return marks.get(prefix)
+        return marks.get(prefix + path[1:])
+    return locate
+
+
+def _marks(tree: Any) -> dict[tuple, tuple[int, int]]:
+    """(line, column) of each block, attribute value and object element of the parse tree,
+    by path: ``("resource", type, name, attribute, key...)``; the name itself with ``KEY``."""
+    marks: dict[tuple, tuple[int, int]] = {}
+    body = next((c for c in tree.children if getattr(c, "data", None) == "body"), None)
+    for block in _children(body, "block"):
+        parts = [c for c in block.children if getattr(c, "data", None) in ("identifier",
+                                                                             "string")]
+        path = tuple(_text(p) for p in parts)
+        marks[path] = _first(block)
+        inner = next((c for c in block.children if getattr(c, "data", None) == "body"), None)
+        for attribute in _children(inner, "attribute"):
+            name, value = attribute.children[0], attribute.children[-1]
+            here = path + (_text(name),)
+            marks[here + (KEY,)] = _first(name)
+            _mark_value(value, here, marks)
+    return marks
+
+
+def _mark_value(node: Any, path: tuple, marks: dict, depth: int = 0) -> None:
+    marks[path] = _first(node)
+    if depth > 20:
+        return
+    for obj in _find(node, "object", 3):
+        for elem in _children(obj, "object_elem"):
+            key = next((c for c in elem.children if getattr(c, "data", None) ==
+                        "object_elem_key"), None)
+            if key is None:
+                continue
+            here = path + (_text(key),)
+            marks[here + (KEY,)] = _first(key)
+            _mark_value(elem.children[-1], here, marks, depth + 1)
+
+
+def _children(node: Any, name: str) -> list:
+    return [c for c in getattr(node, "children", ()) if getattr(c, "data", None) == name]
+
+
+def _find(node: Any, name: str, depth: int) -> list:
+    """The first ``name`` nodes under ``node`` (itself included), at most ``depth`` down."""
+    if getattr(node, "data", None) == name:
+        return [node]
+    if depth == 0:
+        return []
+    return [found for c in getattr(node, "children", ()) for found in _find(c, name, depth - 1)]
+
+
+def _first(node: Any) -> tuple[int, int]:
+    for token in node.scan_values(lambda v: hasattr(v, "line")) if hasattr(
+            node, "scan_values") else (node,):
+        if getattr(token, "line", None):
+            return token.line, token.column
+    return 1, 1
+
+
+def _text(node: Any) -> str:
+    tokens = [str(t) for t in node.scan_values(lambda v: hasattr(v, "type"))] \
+        if hasattr(node, "scan_values") else [str(node)]
+    return "".join(t for t in tokens if t != '"')
+
+
+# --- topics --------------------------------------------------------------------------------
+
+def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
+    if doc.data.get("kind") != RESOURCE:
+        return []
+    fields = fields or Fields(doc)
+    values = doc.data["values"]
+    kind, name = doc.data["type"], doc.data["name"]
+    each = _instances(values.get("for_each"), doc, related)
+    if each is None:  # no for_each: the one instance
+        return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}", None)] if t]
+    return [t for key, value in each for t in
+            [_topic(doc, fields, kind, f'{kind}.{name}["{key}"]', (key, value))] if t]
+
+
+def _topic(doc: Document, fields: Fields, kind: str, address: str,
+           each: tuple | None) -> TopicSpec | None:
+    names = _FIELDS[kind]
+    paths = {field: ("values", attribute) for field, attribute in names.items()}
+    paths.setdefault("rf", ("values",))
+
+    def value(field: str) -> Any:
+        if field not in names:
+            return None
+        raw = doc.get(paths[field])  # an expression is evaluated before it counts unknown
+        if isinstance(raw, str) and "${" in raw:
+            return _evaluate(raw, each)
+        return fields.get(paths[field])
+
+    config = value("config")
+    if config is UNKNOWN:
+        config, unknown_config = {}, True
+    else:
+        unknown_config = False
+        config = config if isinstance(config, dict) else {}
+        config = {k: ("true" if v is True else "false" if v is False else
+                      _evaluate(v, each)) for k, v in config.items() if isinstance(k, str)}
+        config = {k: v if v is UNKNOWN or type(v) in (str, int, float) or v is None
+                  else UNKNOWN for k, v in config.items()}
+    spec = declared(doc, fields, kind=f"Terraform {kind}", name=value("name"), paths=paths,
+                    rf=_count(value("rf")), partitions=_count(value("partitions")),
+                    config=config, resource=("terraform", None, address), origin=address)
+    if spec is not None and unknown_config:
+        spec.unknown = spec.unknown | {"config"}
+    return spec
+
+
+def _count(value: Any) -> Any:
+    if value is None or value is UNKNOWN:
+        return value
+    return value if type(value) is int and value > 0 else UNKNOWN
+
+
+def _evaluate(value: Any, each: tuple | None) -> Any:
+    """A value as Terraform would have it: ``each.key`` and ``each.value.x`` of a known
+    for_each; any other expression is unknown."""
+    if value is UNKNOWN or not isinstance(value, str) or "${" not in value:
+        return value
+    match = _EXPRESSION.match(value)
+    if match is None or each is None:
+        return UNKNOWN
+    found = _EACH.match(match.group(1).strip())
+    if found is None:
+        return UNKNOWN
+    current = each[0] if found.group(1) == "key" else each[1]
+    for step in re.findall(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]*)\"\]", found.group(2)):
+        key = step[0] or step[1]
+        if not isinstance(current, dict) or key not in current:
+            return UNKNOWN
+        current = current[key]
+    return UNKNOWN if isinstance(current, (dict, list)) and found.group(2) == "" and \
+        found.group(1) == "value" else current
+
+
+def _instances(for_each: Any, doc: Document, related: dict) -> list[tuple] | None:
+    """(key, value) of each instance of a ``for_each``; None without one, [] when its keys
+    are not known (nothing to judge)."""
+    if for_each is None:
+        return None
+    if isinstance(for_each, dict):
+        return list(for_each.items())
+    if isinstance(for_each, list) and all(isinstance(k, str) for k in for_each):
+        return [(k, k) for k in for_each]  # toset([...])
+    match = _EXPRESSION.match(for_each) if isinstance(for_each, str) else None
+    text = match.group(1).strip() if match else ""
+    folder = posixpath.dirname(doc.source.name)
+    found = _JSON_FILE.match(text)
+    if found:
+        return _json_map(folder, found.group(1))
+    found = _VAR.match(text)
+    if found:  # a module's variable, fed by a local module call
+        for call in related.get("module", ()):
+            source = call.data["values"].get("source")
+            caller = posixpath.dirname(call.source.name)
+            if posixpath.normpath(posixpath.join(caller, source)) != posixpath.normpath(folder):
+                continue
+            argument = call.data["values"].get(found.group(1))
+            if isinstance(argument, dict):
+                return list(argument.items())
+            match = _EXPRESSION.match(argument) if isinstance(argument, str) else None
+            inner = _JSON_FILE.match(match.group(1).strip()) if match else None
+            if inner:
+                return _json_map(caller, inner.group(1))
+    return []
+
+
+def _json_map(folder: str, name: str) -> list[tuple]:
+    path = os.path.join(folder or ".", name)
+    try:
+        if os.path.getsize(path) > MAX_JSON:
+            return []
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return []  # not there, or not JSON: its topics are not known
+    return list(data.items()) if isinstance(data, dict) else []

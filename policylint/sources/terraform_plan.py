@@ -1,0 +1,93 @@
+"""A Terraform plan as ``terraform show -json PLANFILE`` prints it: each ``resource_changes``
+entry of a topic resource (``kafka_topic``, ``confluent_kafka_topic``) is a change of a
+topic, ``change.before`` and ``change.after`` with its ``actions``. The topics as they will
+be (``after``) are judged like any declaration; the changes by the diff-mode rules, with no
+``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
+read. A value the plan knows only after apply (``after_unknown``) is unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Change, TopicSpec
+from . import schemas
+from .document import Document
+from .formats import UNKNOWN, Fields, declared
+from .terraform import _FIELDS
+
+KINDS = {"terraform-plan": "topics"}
+ORDER = 30
+
+
+def detect(data: dict) -> str | None:
+    return "terraform-plan" if "format_version" in data and \
+        isinstance(data.get("resource_changes"), list) else None
+
+
+def schema(kind: str) -> dict:
+    return schemas.schema("terraform-plan")
+
+
+def _entries(doc: Document) -> list[tuple[int, dict]]:
+    """(index, entry) of the topic resources' changes (data sources left out)."""
+    return [(i, entry) for i, entry in enumerate(doc.data["resource_changes"])
+            if isinstance(entry, dict) and entry.get("type") in _FIELDS
+            and entry.get("mode", "managed") == "managed"
+            and isinstance(entry.get("change"), dict)]
+
+
+def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
+    """The topics as the plan leaves them (``after``; none of a deleted one)."""
+    fields = fields or Fields(doc)
+    return [spec for i, entry in _entries(doc)
+            for spec in [_side(doc, fields, i, entry, "after")] if spec is not None]
+
+
+def changes(doc: Document, fields: Fields | None, related: dict) -> list[Change]:
+    fields = fields or Fields(doc)
+    found = []
+    for i, entry in _entries(doc):
+        change = entry["change"]
+        actions = tuple(a for a in change.get("actions") or () if isinstance(a, str))
+        paths = tuple(tuple(str(p) for p in path) for path in change.get("replace_paths") or ()
+                      if isinstance(path, list))
+        found.append(Change(_side(doc, fields, i, entry, "before"),
+                            _side(doc, fields, i, entry, "after"), actions, paths,
+                            _address(entry), doc, ("resource_changes", i, "change", "actions")))
+    return found
+
+
+def _address(entry: dict) -> str:
+    address = entry.get("address")
+    return address if isinstance(address, str) else f"{entry.get('type')}.{entry.get('name')}"
+
+
+def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> TopicSpec | None:
+    """The topic before or after the change (None where there is none)."""
+    values = entry["change"].get(side)
+    if not isinstance(values, dict):
+        return None
+    names = _FIELDS[entry["type"]]
+    at = ("resource_changes", i, "change", side)
+    later = entry["change"].get("after_unknown") if side == "after" else None
+    later = later if isinstance(later, dict) else {}
+
+    def value(field: str) -> Any:
+        if field not in names:
+            return None
+        if later.get(names[field]) is True:
+            return UNKNOWN  # known after apply
+        return fields.get(at + (names[field],))
+
+    paths = {field: at + (attribute,) for field, attribute in names.items()}
+    paths.setdefault("rf", at)
+    config = value("config")
+    config = fields.mapping(at + (names["config"],)) if isinstance(config, dict) else {}
+    rf, partitions = value("rf"), value("partitions")
+    address = _address(entry)
+    return declared(doc, fields, kind=f"Terraform {entry['type']}", name=value("name"),
+                    paths=paths, rf=rf if rf is UNKNOWN or type(rf) is int else None,
+                    partitions=partitions if partitions is UNKNOWN or type(partitions) is int
+                    else None, config=config, resource=("terraform", None, address),
+                    origin=address)
