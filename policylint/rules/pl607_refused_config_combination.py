@@ -79,12 +79,12 @@ class RefusedConfigCombination(Rule):
             before, after = _parsed(release, old.config), _parsed(release, new.config)
             if before.get(REMOTE) and not after.get(REMOTE, False) \
                     and not after.get(DELETE_ON_DISABLE, False):
-                at = new.config_at(REMOTE) if REMOTE in new.config else new.where("config")
+                where = new.config_at(REMOTE) if REMOTE in new.config else new.where("config")
                 yield self.finding(self.say(topic=new.name, problem=(
                     f"{REMOTE} is turned off (true {at(ctx, old)}) without "
                     f"{DELETE_ON_DISABLE}=true: Kafka refuses to disable remote storage "
                     f"without deleting the remote data (to keep it read-only, set "
-                    f"{REMOTE}=true and {COPY_DISABLE}=true)")), at=at, topic=new.name)
+                    f"{REMOTE}=true and {COPY_DISABLE}=true)")), at=where, topic=new.name)
 
 
 def _parsed(release: str, config: dict) -> dict:
