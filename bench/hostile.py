@@ -132,6 +132,38 @@ def plan(rng: random.Random) -> str:
     return text
 
 
+def terraform(rng: random.Random) -> str:
+    """A topic resource in HCL, with expressions, for_each shapes and values of every kind."""
+    value = rng.choice(["3", "-1", '"3"', "var.rf", "each.value.rf", "null", "9" * 30,
+                        "[1, 2]", "{ a = 1 }", "local.x", '"${var.y}"', "true", "1.5"])
+    each = rng.choice(["", "for_each = { a = { rf = 2 }, b = {} }", "for_each = var.topics",
+                       'for_each = jsondecode(file("missing.json"))', "for_each = [1]",
+                       "count = 2"])
+    name = rng.choice(["each.key", '"t"', '""', "var.n", "1"])
+    config = rng.choice(["{}", "var.c", '{ "segment.ms" = 1 }', "[]"])
+    body = [each, f"name = {name}", f"partitions = {value}", f"replication_factor = {value}",
+            f"config = {config}"]
+    kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other"])
+    text = f'resource "{kind}" "t" {{\n  ' + "\n  ".join(body) + "\n}\n"
+    return text[:rng.randrange(len(text) + 1)] if rng.random() < 0.1 else text
+
+
+def terraform_plan(rng: random.Random) -> str:
+    side = {"name": rng.choice(["t", 1, None, ""]), "partitions": rng.choice([1, -1, "x", None,
+                                                                           10**40]),
+            "replication_factor": rng.choice([3, 0, None]), "config": rng.choice(
+                [{}, None, {"segment.ms": "1"}, [1], "x"])}
+    change = {"actions": rng.choice([["update"], ["delete", "create"], ["delete"], "x", [1]]),
+              "before": rng.choice([side, None, []]), "after": rng.choice([side, None, 1]),
+              "after_unknown": rng.choice([{}, {"partitions": True}, True, None]),
+              "replace_paths": rng.choice([[["name"]], [[0, {}]], "x", None])}
+    entry = {"address": rng.choice(["kafka_topic.t", 1]), "mode": "managed",
+             "type": rng.choice(["kafka_topic", "confluent_kafka_topic"]), "name": "t",
+             "change": rng.choice([change, None, []])}
+    return json.dumps({"format_version": "1.2", "resource_changes": rng.choice(
+        [[entry], [entry, entry], "x", [None]])})
+
+
 def files(rng: random.Random) -> dict[str, str | bytes]:
     out: dict[str, str | bytes] = {}
     for i in range(rng.randrange(1, 5)):
@@ -139,8 +171,11 @@ def files(rng: random.Random) -> dict[str, str | bytes]:
         if roll < 0.35:
             out[f"m{i}.yaml"] = manifest(rng) if rng.random() < 0.8 else \
                 "---\n".join(manifest(rng) for _ in range(3))
-        elif roll < 0.45:
+        elif roll < 0.4:
             out[f"o{i}.yaml"] = other_format(rng)
+        elif roll < 0.45:
+            out[f"t{i}.tf" if rng.random() < 0.5 else f"tp{i}.json"] = \
+                terraform(rng) if rng.random() < 0.5 else terraform_plan(rng)
         elif roll < 0.8:
             out[f"p{i}.json"] = plan(rng)
         elif roll < 0.85:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -406,3 +407,90 @@ def test_describe_output_that_is_not_is_a_parse_error(tmp_path):
                                       "Isr: 1\n"})
     (finding,) = lint([str(tmp_path / "bad.txt")], select=BUILT_IN).findings
     assert (finding.rule, finding.line) == ("PL100", 2)
+
+
+# --- Terraform -----------------------------------------------------------------------------
+
+def test_terraform_module_fed_by_jsondecode_file(tmp_path):
+    """Confluent's "manage topics via JSON": a local module's for_each over its variable,
+    which the calling module fills with jsondecode(file("topics.json"))."""
+    write_files(tmp_path, {
+        "main.tf": textwrap.dedent("""\
+            module "topics" {
+              source = "./topics_module"
+              topics = jsondecode(file("topics.json"))
+            }
+            """),
+        "topics.json": json.dumps({"orders": {"partitions_count": 6, "config": {
+            "cleanup.policy": "compact", "retention.ms": "1000"}},
+            "clicks": {"partitions_count": None, "config": None}}),
+        "topics_module/main.tf": textwrap.dedent("""\
+            resource "confluent_kafka_topic" "main" {
+              for_each         = var.topics
+              topic_name       = each.key
+              partitions_count = each.value.partitions_count
+              config           = each.value.config
+            }
+            """)})
+    inputs = read_inputs([str(tmp_path)])
+    topics = {t.name: t for t in inputs.manifests}
+    assert set(topics) == {"orders", "clicks"}
+    assert (topics["orders"].partitions, topics["orders"].config) == \
+        (6, {"cleanup.policy": "compact", "retention.ms": "1000"})
+    assert topics["orders"].origin == 'confluent_kafka_topic.main["orders"]'
+    result = lint([str(tmp_path)], select=["PL604"])
+    (finding,) = result.findings
+    assert finding.line == 5 and 'confluent_kafka_topic.main["orders"]' in finding.message
+
+
+def test_terraform_values_it_cannot_evaluate_are_unknown(tmp_path):
+    write_files(tmp_path, {"main.tf": textwrap.dedent("""\
+        resource "kafka_topic" "t" {
+          name               = "orders-${var.env}"
+          partitions         = local.partitions
+          replication_factor = 3
+          config             = var.config
+        }
+        resource "kafka_topic" "all" {
+          for_each           = var.topics
+          name               = each.key
+          partitions         = 3
+          replication_factor = 1
+        }
+        """)})
+    inputs = read_inputs([str(tmp_path / "main.tf")])
+    assert not inputs.findings  # no PL101 for an expression
+    (topic,) = inputs.manifests  # a for_each over an unknown map declares no topic
+    assert topic.unknown >= {"name", "partitions", "config"} and topic.rf == 3
+
+
+def test_terraform_is_imported_only_for_tf_files(tmp_path):
+    write_files(tmp_path, {"t.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                     "metadata: {name: t}\n"})
+    code = ("import sys; from policylint.linter import lint; lint([sys.argv[1]]); "
+            "print('hcl2' in sys.modules, 'lark' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.yaml")],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("text", [
+    "resource \"kafka_topic\" \"t\" {\n  partitions = " + "[" * 3000 + "]" * 3000 + "\n}\n",
+    "resource \"kafka_topic\" \"t\" {\n  partitions = " + "9" * 5000 + "\n}\n",
+    "resource \"kafka_topic\" {{{\n",
+    "\x00\x01 = =",
+])
+def test_hostile_hcl_is_a_finding(tmp_path, text):
+    write_files(tmp_path, {"main.tf": text})
+    result = lint([str(tmp_path / "main.tf")], select=BUILT_IN)
+    assert [f.rule for f in result.findings] in (["PL100"], ["PL101"], [])
+
+
+def test_terraform_plan_changes_and_summary(tmp_path):
+    plan = (Path(__file__).parent / "data" / "terraform-plan.json").read_text()
+    write_files(tmp_path, {"plan.json": plan})
+    result = lint([str(tmp_path / "plan.json")], select=BUILT_IN)
+    found = {(f.rule, f.topic) for f in result.findings}
+    assert {("PL211", "orders"), ("PL202", "payments"), ("PL210", "payments"),
+            ("PL208", "audit"), ("PL608", "clicks")} <= found
+    assert ("PL206", "orders") not in found  # a replacement is PL211's, said once

@@ -116,7 +116,7 @@ def test_pre_commit_hook_accepts_a_two_cluster_repository(two_clusters, hook_rep
 
 def test_hook_definition():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "policylint" and hook["types_or"] == ["yaml", "json"]
+    assert hook["id"] == "policylint" and hook["types_or"] == ["yaml", "json", "terraform"]
     assert hook["require_serial"] is True and hook["language"] == "python"
 
 
@@ -293,6 +293,20 @@ def test_action_on_a_two_cluster_repository_with_every_input(two_clusters, runne
     assert status == 0, log
     assert calls[-1][1]["category"] == "kafka-prod"
     assert set(steps["lint"]["outputs"]) >= {"errors", "warnings", "notes", "exit-code"}
+
+
+def test_action_on_a_recorded_terraform_plan(tmp_path, runner_temp):
+    """The README's Terraform workflow: `terraform show -json` saved as plan.json, then the
+    action lints it (a plan recorded in Terraform's documented format, tests/data)."""
+    shutil.copy(Path(__file__).parent / "data" / "terraform-plan.json", tmp_path / "plan.json")
+    git_commit(tmp_path, "main")
+    log, steps, summary, _, status = run_action(
+        tmp_path, runner_temp, {"paths": "plan.json", "base": ""}, {})
+    assert status == 1, log
+    lint_log = log[1]
+    assert "title=PL211 topic-replaced::" in lint_log
+    assert 'kafka_topic.orders["eu"]' in lint_log
+    assert "| PL211 topic-replaced |" in summary.read_text()
 
 
 def test_action_inputs_are_data_not_code(pull_request, runner_temp):
