@@ -259,6 +259,10 @@ def main() -> None:
         print(f"  {label}: {wall:6.2f} s = {wall / compose:.2f}x reading and composing the "
               f"same files alone (CSafeLoader: {compose:.2f} s; target <= 2x)")
 
+    wall, _ = best_of(3, ["lint", str(multi), "--select", "PL100", "--format", "json"])
+    print(f"  reading and recognising them alone (one multi-document file, --select PL100, every "
+          f"format registered): {wall:6.2f} s")
+
     with_new, without_new = cpu_pair(["lint", str(multi)], ["--ignore", NEW_RULES])
     print(f"  the configuration rules ({NEW_RULES}) on the multi-document file: "
           f"{with_new:.2f} s CPU with them, {without_new:.2f} s without = "

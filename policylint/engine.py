@@ -338,6 +338,9 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                 checked = targets.get(kind, ()) if kind != "run" else (ctx,)
                 if kind == "manifest" and rule.replica_lists_only:
                     checked = with_lists
+                if kind == "manifest" and rule.config_keys is not None:
+                    keys = rule.config_keys
+                    checked = [m for m in checked if m.config and not keys.isdisjoint(m.config)]
                 if kind == "manifest" and rule.needs and unknown:
                     checked = _judgeable(checked, unknown, rule, ctx.unchecked)
                 # the loop over targets in C: 10,000 manifests are 10,000 calls per rule

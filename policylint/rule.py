@@ -69,6 +69,9 @@ class Rule:
     #: where one of them is an unknown value (a template placeholder) is not passed to it
     #: and is counted under ``unchecked``
     needs: ClassVar[frozenset[str]] = frozenset()
+    #: the config keys without which ``check`` has nothing to say of a manifest: set, only
+    #: manifests that set one of them are passed to it (10,000 manifests, a few with them)
+    config_keys: ClassVar[frozenset[str] | None] = None
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())

@@ -49,6 +49,7 @@ class InconsistentTopicConfigs(Rule):
     name = "inconsistent-topic-configs"
     severity = "warning"
     targets = ("manifest", "snapshot")
+    config_keys = INVOLVED
     reads_partitions = False
     message = "topic {topic}: {problem}"
 

@@ -54,6 +54,7 @@ class RefusedConfigCombination(Rule):
     name = "refused-config-combination"
     severity = "error"
     targets = ("manifest", "snapshot", "run")
+    config_keys = INVOLVED
     reads_partitions = False
     message = "topic {topic}: {problem}"
 

@@ -36,6 +36,7 @@ class SegmentTooSmall(Rule):
     name = "segment-too-small"
     severity = "warning"
     targets = ("manifest", "snapshot")
+    config_keys = frozenset(KEYS)
     reads_partitions = False
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min_ms": {"type": "integer", "minimum": 1, "default": 600000},
