@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-# ``Document`` in the annotations below is ``policylint.sources.document.Document``: the
-# model names it without importing it (sources build the model, not the other way round)
+#: a ``policylint.sources.document.Document``: the model names it without importing it
+#: (sources build the model, not the other way round)
+Document = Any
 
 
 class _Key:

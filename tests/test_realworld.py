@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from policylint.cli import app
 from policylint.linter import lint
-from policylint.sources import InputError
 
 from conftest import BUILT_IN, write_files
 

@@ -26,7 +26,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     name_path = ("spec", "topicName") if fields.get(("spec", "topicName")) else ("metadata", "name")
     paths = {"name": name_path, "rf": ("spec", "replication"), "partitions": ("spec", "partitions"),
              "config": ("spec", "config"), "cluster": ("spec", "serviceName")}
-    found = declared(doc, fields, kind="Aiven KafkaTopic", name=fields.get(name_path),
+    found = declared(doc, kind="Aiven KafkaTopic", name=fields.get(name_path),
                      paths=paths, rf=fields.count(paths["rf"], ()),
                      partitions=fields.count(paths["partitions"], ()), config=config,
                      config_paths=moved or None,

@@ -39,7 +39,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
         namespace = fields.get(("spec", "kafkaClusterRef", "namespace"))
         what = "CFK KafkaTopic"
     namespace = known(namespace) or known(fields.get(("metadata", "namespace")))
-    found = declared(doc, fields, kind=what, name=fields.get(paths["name"]), paths=paths,
+    found = declared(doc, kind=what, name=fields.get(paths["name"]), paths=paths,
                      rf=fields.count(paths["rf"], ()), partitions=fields.count(paths["partitions"], ()),
                      config=fields.mapping(paths["config"]),
                      annotations=fields.annotations(("metadata", "annotations")),

@@ -22,7 +22,7 @@ def schema(kind: str) -> dict:
 def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
     fields = fields or Fields(doc)
     name = fields.get(_PATHS["name"])
-    found = declared(doc, fields, kind="Conduktor Topic", name=name, paths=_PATHS,
+    found = declared(doc, kind="Conduktor Topic", name=name, paths=_PATHS,
                      rf=fields.count(_PATHS["rf"], ()),
                      partitions=fields.count(_PATHS["partitions"], ()),
                      config=fields.mapping(_PATHS["config"]),

@@ -15,7 +15,6 @@ class ParseError(Exception):
         self.message, self.line, self.column = message, line, column
 
 
-from ..model import KEY  # noqa: F401  (where it was first defined)
 
 _DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
 

@@ -124,9 +124,8 @@ def joined(values: list) -> Any:
     return ",".join("true" if v is True else "false" if v is False else str(v) for v in values)
 
 
-def declared(doc: Document, fields: Fields, *, kind: str, name: Any, paths: dict,
-             rf: Any, partitions: Any, config: dict, config_paths: dict | None = None,
-             **rest: Any) -> TopicSpec | None:
+def declared(doc: Document, *, kind: str, name: Any, paths: dict, rf: Any, partitions: Any,
+             config: dict, config_paths: dict | None = None, **rest: Any) -> TopicSpec | None:
     """A topic declaration from a format's values: unknown ones (``UNKNOWN``) are left out
     and named in ``TopicSpec.unknown``; a name that is a placeholder is kept as written
     (``${topic}``: the rules that judge names skip it). None without a name."""

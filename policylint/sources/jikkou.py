@@ -47,7 +47,7 @@ def _topic(doc: Document, fields: Fields, at: tuple, related: dict) -> list[Topi
         moved.pop(key, None)
     paths = {"name": at + ("metadata", "name"), "rf": spec + ("replicas",),
              "partitions": spec + ("partitions",), "config": spec + ("configs",)}
-    found = declared(doc, fields, kind="Jikkou KafkaTopic", name=fields.get(paths["name"]),
+    found = declared(doc, kind="Jikkou KafkaTopic", name=fields.get(paths["name"]),
                      paths=paths, rf=fields.count(paths["rf"]),
                      partitions=fields.count(paths["partitions"]), config=config,
                      config_paths=moved or None,

@@ -20,7 +20,8 @@ from typing import Any
 
 import msgspec
 
-from .document import KEY, Document, ParseError, SourceFile
+from ..model import KEY
+from .document import Document, ParseError, SourceFile
 from .schemas import validator
 
 TYPED_FROM = 2**20  # from this size, a plan or snapshot is decoded straight into its types

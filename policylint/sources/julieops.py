@@ -46,7 +46,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      "rf": at + ("config", "replication.factor") if rf is not None else at,
                      "partitions": at + ("config", "num.partitions")
                      if partitions is not None else at}
-            topic = declared(doc, fields, kind="JulieOps topic", name=full, paths=paths,
+            topic = declared(doc, kind="JulieOps topic", name=full, paths=paths,
                              rf=_count(fields, paths["rf"], rf, DEFAULT_RF),
                              partitions=_count(fields, paths["partitions"], partitions,
                                                DEFAULT_PARTITIONS),

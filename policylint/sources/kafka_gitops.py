@@ -31,7 +31,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
             else _DEFAULT
         paths = {"name": at, "rf": rf_path, "partitions": at + ("partitions",),
                  "config": at + ("configs",)}
-        topic = declared(doc, fields, kind="kafka-gitops topic", name=name, paths=paths,
+        topic = declared(doc, kind="kafka-gitops topic", name=name, paths=paths,
                          rf=fields.count(rf_path, ()), partitions=fields.count(paths["partitions"], ()),
                          config=fields.mapping(paths["config"]),
                          resource=("kafka-gitops", None, name))

@@ -28,7 +28,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     fields = fields or Fields(doc)
     namespace = known(fields.get(("spec", "clusterRef", "namespace"))) or \
         known(fields.get(("metadata", "namespace")))
-    found = declared(doc, fields, kind="Koperator KafkaTopic", name=fields.get(_PATHS["name"]),
+    found = declared(doc, kind="Koperator KafkaTopic", name=fields.get(_PATHS["name"]),
                      paths=_PATHS, rf=fields.count(_PATHS["rf"]),
                      partitions=fields.count(_PATHS["partitions"]),
                      config=fields.mapping(_PATHS["config"]),

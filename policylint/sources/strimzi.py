@@ -32,7 +32,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     metadata = doc.data["metadata"]
     named = fields.get(("spec", "topicName")) is not None
     name_path = ("spec", "topicName") if named else ("metadata", "name")
-    found = declared(doc, fields, kind=DESCRIBED, name=fields.get(name_path),
+    found = declared(doc, kind=DESCRIBED, name=fields.get(name_path),
                      paths=_PATHS[name_path], rf=fields.count(("spec", "replicas")),
                      partitions=fields.count(("spec", "partitions")),
                      config=fields.mapping(("spec", "config")),

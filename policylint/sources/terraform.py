@@ -209,7 +209,7 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
                       _evaluate(v, each)) for k, v in config.items() if isinstance(k, str)}
         config = {k: v if v is UNKNOWN or type(v) in (str, int, float) or v is None
                   else UNKNOWN for k, v in config.items()}
-    spec = declared(doc, fields, kind=f"Terraform {kind}", name=value("name"), paths=paths,
+    spec = declared(doc, kind=f"Terraform {kind}", name=value("name"), paths=paths,
                     rf=_count(value("rf")), partitions=_count(value("partitions")),
                     config=config, resource=("terraform", None, address), origin=address)
     if spec is not None and unknown_config:

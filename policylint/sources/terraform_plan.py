@@ -86,7 +86,7 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
     config = fields.mapping(at + (names["config"],)) if isinstance(config, dict) else {}
     rf, partitions = value("rf"), value("partitions")
     address = _address(entry)
-    return declared(doc, fields, kind=f"Terraform {entry['type']}", name=value("name"),
+    return declared(doc, kind=f"Terraform {entry['type']}", name=value("name"),
                     paths=paths, rf=rf if rf is UNKNOWN or type(rf) is int else None,
                     partitions=partitions if partitions is UNKNOWN or type(partitions) is int
                     else None, config=config, resource=("terraform", None, address),

@@ -45,7 +45,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
         lists = fields.get(_PATHS["assignment"])
         if isinstance(lists, list) and all(isinstance(r, list) for r in lists):
             assignment = lists
-    found = declared(doc, fields, kind="topicctl topic", name=fields.get(_PATHS["name"]),
+    found = declared(doc, kind="topicctl topic", name=fields.get(_PATHS["name"]),
                      paths=_PATHS, rf=fields.count(_PATHS["rf"], ()),
                      partitions=fields.count(_PATHS["partitions"], ()), config=config,
                      config_paths=moved, assignment=assignment,

@@ -18,7 +18,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .document import KEY, Document, ParseError, SourceFile
+from ..model import KEY
+from .document import Document, ParseError, SourceFile
 
 try:  # libyaml is part of every PyYAML wheel; the pure loader is only a fallback
     # its parser and composer alone: nodes become values here, not in a constructor

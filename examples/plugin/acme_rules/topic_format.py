@@ -46,7 +46,7 @@ def topics(doc, fields, related):
     paths = {"name": ("spec", "kafkaName") if named else ("metadata", "name"),
              "rf": ("spec", "shape", "replication"), "partitions": ("spec", "shape", "partitions"),
              "config": ("spec", "settings"), "cluster": ("spec", "cluster")}
-    topic = declared(doc, fields, kind="ACME ManagedTopic", name=fields.get(paths["name"]),
+    topic = declared(doc, kind="ACME ManagedTopic", name=fields.get(paths["name"]),
                      paths=paths, rf=fields.count(paths["rf"], ()),
                      partitions=fields.count(paths["partitions"], ()),
                      config=fields.mapping(paths["config"]),
