@@ -126,6 +126,44 @@ def make_precommit(snapshot_rng: random.Random) -> list[str]:
     return paths + [str(path)]
 
 
+def make_terraform_plan(changes: int, rng: random.Random) -> Path:
+    """``terraform show -json`` of a plan touching ``changes`` topics: most updated in
+    place, some created, deleted or replaced."""
+    entries = []
+    for i in range(changes):
+        before = {"name": f"topic-{i:05d}", "partitions": 6, "replication_factor": 3,
+                  "config": {"retention.ms": "604800000", "min.insync.replicas": "2"}}
+        after = {**before, "config": {**before["config"], "retention.ms": str(
+            rng.choice([604800000, 86400000, 1209600000]))}}
+        actions = rng.choices([["update"], ["create"], ["delete"], ["delete", "create"]],
+                              [90, 5, 3, 2])[0]
+        entries.append({"address": f'kafka_topic.t["{i}"]', "mode": "managed",
+                        "type": "kafka_topic", "name": "t", "index": str(i),
+                        "change": {"actions": actions,
+                                   "before": None if actions == ["create"] else before,
+                                   "after": None if actions == ["delete"] else after,
+                                   "after_unknown": {}, "replace_paths": [["partitions"]]
+                                   if "create" in actions and "delete" in actions else []}})
+    path = OUT / "terraform-plan.json"
+    path.write_text(json.dumps({"format_version": "1.2", "terraform_version": "1.9.5",
+                                "resource_changes": entries}, indent=2) + "\n")
+    return path
+
+
+def make_tf_files(count: int) -> list[str]:
+    folder = OUT / "terraform"
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for i in range(count):
+        path = folder / f"topic-{i}.tf"
+        path.write_text(f'resource "kafka_topic" "t{i}" {{\n  name               = "topic-{i}"\n'
+                        f'  partitions         = 6\n  replication_factor = 3\n  config = {{\n'
+                        f'    "min.insync.replicas" = "2"\n    "retention.ms"        = '
+                        f'"604800000"\n  }}\n}}\n')
+        paths.append(str(path))
+    return paths
+
+
 def timed(args: list[str], command: list[str] = POLICYLINT) -> tuple[float, float, int]:
     """(wall seconds, peak RSS MiB of the child, exit code) of one policylint process (or
     of ``command``; exit 1, findings, is a run)."""
@@ -268,6 +306,13 @@ def main() -> None:
           f"{with_new:.2f} s CPU with them, {without_new:.2f} s without = "
           f"+{100 * (with_new - without_new) / without_new:.1f}% (target < 10%)")
 
+    tf_plan = make_terraform_plan(10_000, rng)
+    floor = msgspec_seconds([tf_plan])
+    wall, _ = best_of(3, ["lint", str(tf_plan), "--format", "json"])
+    print(f"Terraform plan of 10,000 topic changes: {wall:6.2f} s"
+          + (f" = {wall / floor:.2f}x msgspec's decode of it ({floor:.3f} s; target <= 2x)"
+             if floor else ""))
+
     python = str(hook / "python")
     best, median = best_process([str(hook / "policylint"), "lint", *precommit], 11)
     floor, _ = best_process([python, "-c", "import yaml"], 11)
@@ -277,6 +322,9 @@ def main() -> None:
           f"python -c 'import yaml' ({floor:.3f} s; target <= 2x); importing the three "
           f"libraries the run needs (typer, yaml, msgspec) alone: {needed:.3f} s = "
           f"{needed / floor:.2f}x")
+    tf_best, tf_median = best_process([str(hook / "policylint"), "lint", *make_tf_files(20)], 11)
+    print(f"pre-commit on 20 .tf files: median {tf_median:.3f} s, best {tf_best:.3f} s = "
+          f"{tf_best / best:.2f}x the pre-commit-sized run above (target <= 1.5x)")
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ COMPACTION = ("min.compaction.lag.ms", "max.compaction.lag.ms", "min.cleanable.d
               "delete.retention.ms")
 LOCAL = ("local.retention.ms", "local.retention.bytes")
 RETENTION = ("retention.ms", "retention.bytes")
+RETENTION_SET = frozenset(RETENTION)
 LEVELS = {f"compression.{codec}.level": codec for codec in ("gzip", "lz4", "zstd")}
-# keys without which none of a topic's settings can be idle
-INVOLVED = frozenset(COMPACTION + LOCAL + RETENTION + tuple(LEVELS))
+# keys without which none of a topic's settings can be idle (retention: only on a topic whose
+# policy may be compact alone, which most are not)
+INVOLVED = frozenset(COMPACTION + LOCAL + tuple(LEVELS))
 
 
 class InconsistentTopicConfigs(Rule):
@@ -49,18 +51,21 @@ class InconsistentTopicConfigs(Rule):
     name = "inconsistent-topic-configs"
     severity = "warning"
     targets = ("manifest", "snapshot")
-    config_keys = INVOLVED
+    config_keys = INVOLVED | frozenset(RETENTION)
     reads_partitions = False
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
+        profile = ctx.profile_for(target)
+        broker = profile.config if profile is not None else {}
+        default_policy = broker.get("log.cleanup.policy", "delete")
         for config in ctx.topic_configs(target):
-            if INVOLVED.isdisjoint(config.config):
-                continue
+            keys = config.config
+            if INVOLVED.isdisjoint(keys) and (RETENTION_SET.isdisjoint(keys) or "compact" not in
+                                              str(keys.get("cleanup.policy", default_policy))):
+                continue  # nothing here can be idle
             release = ctx.kafka_release(target)
             specs = kafka_configs.table(release)
-            profile = ctx.profile_for(target)
-            broker = profile.config if profile is not None else {}
             values = {}
             for key, value in config.config.items():
                 problem, value = kafka_configs.judge(release, key, value)

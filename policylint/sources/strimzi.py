@@ -17,7 +17,7 @@ API_KINDS = {("kafka.strimzi.io", "KafkaTopic"): "strimzi-topic",
              ("kafka.strimzi.io", "KafkaNodePool"): "strimzi-nodepool"}
 CLUSTER_LABEL = "strimzi.io/cluster"
 MANAGED = "strimzi.io/managed"
-DESCRIBED = "Strimzi KafkaTopic"
+DESCRIBED = "KafkaTopic"  # the model's default kind
 
 
 def schema(kind: str) -> dict:
@@ -58,6 +58,7 @@ _PATHS = {name_path: {"name": name_path, "rf": ("spec", "replicas"),
 
 
 def topic_spec(doc: Document) -> TopicSpec:
+    """A valid ``KafkaTopic`` without placeholders, read directly (the hot path)."""
     data = doc.data
     spec = data.get("spec") or {}
     metadata = data["metadata"]
@@ -66,20 +67,14 @@ def topic_spec(doc: Document) -> TopicSpec:
     config = spec.get("config") or {}
     if list in map(type, config.values()):  # Strimzi sends a list comma-joined
         config = {k: joined(v) if type(v) is list else v for k, v in config.items()}
+    rf, partitions = spec.get("replicas"), spec.get("partitions")
+    namespace = metadata.get("namespace")
     return TopicSpec(
-        name=spec["topicName"] if named else metadata["name"],
-        rf=_declared(spec.get("replicas")),
-        partitions=_declared(spec.get("partitions")),
-        config=config,
-        doc=doc,
-        paths=_PATHS[("spec", "topicName") if named else ("metadata", "name")],
-        annotations=annotations,
-        resource=("KafkaTopic", metadata.get("namespace"), metadata["name"]),
-        cluster=_labels(metadata).get(CLUSTER_LABEL),
-        namespace=metadata.get("namespace"),
-        kind=DESCRIBED,
-        managed=_managed(annotations),
-    )
+        spec["topicName"] if named else metadata["name"],
+        None if rf == -1 else rf, None if partitions == -1 else partitions, config, doc,
+        _PATHS[("spec", "topicName") if named else ("metadata", "name")], None, annotations,
+        ("KafkaTopic", namespace, metadata["name"]), _labels(metadata).get(CLUSTER_LABEL),
+        namespace, managed=MANAGED not in annotations or _managed(annotations))
 
 
 def _managed(annotations: dict) -> bool:
@@ -106,10 +101,6 @@ def pool_of(pool: Document, kafka: Document) -> bool:
     meta, kafka_meta = pool.data["metadata"], kafka.data["metadata"]
     return _labels(meta).get(CLUSTER_LABEL) == kafka_meta["name"] and \
         meta.get("namespace") == kafka_meta.get("namespace")
-
-
-def _declared(value: int | None) -> int | None:
-    return None if value is None or value == -1 else value
 
 
 def cluster_profile(doc: Document, pools: list[Document],
