@@ -32,7 +32,7 @@ def matched(ctx) -> Iterator[tuple[TopicSpec, TopicSpec]]:
 
 def at(ctx, old: TopicSpec) -> str:
     """Where the earlier side of a change was: "at REF", or before a change set."""
-    if any(old is change.before for change in ctx.changes):
+    if ctx.change_of(old) is not None:
         return "before the plan"
     return f"at {ctx.base_ref}"
 

@@ -79,6 +79,7 @@ class Context:
     changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
     _by_name: dict[str, TopicSpec] | None = None
+    _changes_by_before: dict[int, Change] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
     _views: dict[Any, dict] = field(default_factory=dict)
     _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
@@ -93,6 +94,14 @@ class Context:
             for spec in self.manifests:
                 self._by_name.setdefault(spec.name, spec)
         return self._by_name.get(topic)
+
+    def change_of(self, before: TopicSpec) -> Change | None:
+        """The change set's change whose earlier side is ``before`` (None: not a change
+        set's)."""
+        if self._changes_by_before is None:
+            self._changes_by_before = {id(c.before): c for c in self.changes
+                                       if c.before is not None}
+        return self._changes_by_before.get(id(before))
 
     def base_manifest(self, topic: str) -> TopicSpec | None:
         """The (first) manifest of a topic at the base ref, in diff mode."""

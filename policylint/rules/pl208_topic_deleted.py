@@ -34,7 +34,7 @@ class TopicDeleted(Rule):
         for old in deleted(ctx):
             if not old.managed:
                 continue  # the operator leaves the topic (and its data) as it is
-            change = next((c for c in ctx.changes if c.before is old), None)
+            change = ctx.change_of(old)
             if change is not None:  # a change set deletes it, where it says so
                 yield self.finding(f"topic {old.name}: the plan deletes {change.address}, the "
                                    "topic and its data",

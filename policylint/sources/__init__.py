@@ -348,38 +348,33 @@ def load(parsed: list[Parsed]) -> Inputs:
             if role not in _UNCHECKED:
                 _add(inputs, kind, role, doc, validate(kind, doc), topics)
     # once every file is read: a declaration may refer to another file's documents
-    inputs.manifests = declarations(topics, inputs.related)
-    inputs.changes = [change for kind, doc, fields in topics
-                      for change in _changes(kind, doc, fields, inputs.related)]
+    inputs.manifests, inputs.changes = declarations(topics, inputs.related)
     return inputs
 
 
-def _changes(kind: str, doc: Document, fields: Fields | None, related: dict) -> list[Change]:
-    """The changes a change set (a format with ``changes``) says it makes."""
-    read = getattr(formats.format_of(kind), "changes", None)
-    if read is None:
-        return []
-    try:
-        return read(doc, fields, related)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-        return []  # a shape its schema refused: the PL101 findings say why
-
-
-def declarations(documents: list[tuple[str, Document, Fields | None]],
-                 related: dict) -> list[TopicSpec]:
-    """The topics that (kind, document, its values) declare; none of a document whose
-    names broke its schema."""
+def declarations(documents: list[tuple[str, Document, Fields | None]], related: dict
+                 ) -> tuple[list[TopicSpec], list[Change]]:
+    """The topics that (kind, document, its values) declare, and the changes of those that
+    are change sets (a format with ``changes``: its topics are their ``after`` sides); none
+    of a document whose names broke its schema."""
     found: list[TopicSpec] = []
+    changes: list[Change] = []
     builders: dict[str, Any] = {}
     for kind, doc, fields in documents:
         build = builders.get(kind)
         if build is None:
-            build = builders[kind] = formats.format_of(kind).topics
+            module = formats.format_of(kind)
+            build = builders[kind] = getattr(module, "changes", None) or module.topics
         try:
-            found += build(doc, fields, related)
+            made = build(doc, fields, related)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-            pass  # a shape its schema refused: the PL101 findings say why
-    return found
+            continue  # a shape its schema refused: the PL101 findings say why
+        if made and isinstance(made[0], Change):
+            changes += made
+            found += [change.after for change in made if change.after is not None]
+        else:
+            found += made
+    return found, changes
 
 
 def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:

@@ -3,7 +3,8 @@ entry of a topic resource (``kafka_topic``, ``confluent_kafka_topic``) is a chan
 topic, ``change.before`` and ``change.after`` with its ``actions``. The topics as they will
 be (``after``) are judged like any declaration; the changes by the diff-mode rules, with no
 ``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
-read. A value the plan knows only after apply (``after_unknown``) is unknown.
+read. A value the plan knows only after apply (``after_unknown``) is unknown. (A format with
+``changes`` declares its topics through them: their ``after`` sides.)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from ..model import Change, TopicSpec
 from . import schemas
 from .document import Document
-from .formats import UNKNOWN, Fields, declared
+from .formats import _SCALARS, UNKNOWN, Fields, declared
 from .terraform import _FIELDS
 
 KINDS = {"terraform-plan": "topics"}
@@ -37,14 +38,8 @@ def _entries(doc: Document) -> list[tuple[int, dict]]:
             and isinstance(entry.get("change"), dict)]
 
 
-def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpec]:
-    """The topics as the plan leaves them (``after``; none of a deleted one)."""
-    fields = fields or Fields(doc)
-    return [spec for i, entry in _entries(doc)
-            for spec in [_side(doc, fields, i, entry, "after")] if spec is not None]
-
-
 def changes(doc: Document, fields: Fields | None, related: dict) -> list[Change]:
+    """Each topic resource's change; the ``after`` sides are the plan's declarations."""
     fields = fields or Fields(doc)
     found = []
     for i, entry in _entries(doc):
@@ -78,12 +73,17 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
             return None
         if later.get(names[field]) is True:
             return UNKNOWN  # known after apply
-        return fields.get(at + (names[field],))
+        # read straight from the entry unless a value broke the schema (10,000 changes)
+        return fields.get(at + (names[field],)) if fields.bad else values.get(names[field])
 
     paths = {field: at + (attribute,) for field, attribute in names.items()}
     paths.setdefault("rf", at)
     config = value("config")
-    config = fields.mapping(at + (names["config"],)) if isinstance(config, dict) else {}
+    if isinstance(config, dict):
+        config = fields.mapping(at + (names["config"],)) if fields.bad or any(
+            type(v) not in _SCALARS for v in config.values()) else config
+    else:
+        config = {}
     rf, partitions = value("rf"), value("partitions")
     address = _address(entry)
     return declared(doc, kind=f"Terraform {entry['type']}", name=value("name"),
