@@ -126,7 +126,10 @@ def lint(
                                                help="Leave out these rules (as --select)."),
     fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
                                 help="Exit 1 when a finding is at least this severe: error, "
-                                     "warning or note."),
+                                     "warning or note; never: findings never fail the run."),
+    exit_zero: bool = typer.Option(False, "--exit-zero",
+                                   help="Exit 0 whatever the findings (as --fail-on never); "
+                                        "exit 2 still says the run itself failed."),
     allow_rf_change: bool = typer.Option(False, "--allow-rf-change",
                                          help="Allow replication factor changes in this run "
                                               "(KIP-860 escape hatch)."),
@@ -154,8 +157,10 @@ def lint(
     if fmt not in _formats():
         _fail(f"--format must be one of {', '.join(_formats())}, not {fmt!r}")
     extra = [_report(spec) for spec in reports or []]
-    if fail_on not in FAIL_ON:
-        _fail(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    if fail_on not in FAIL_ON + ("never",):
+        _fail(f"--fail-on must be one of {', '.join(FAIL_ON)} or never, not {fail_on!r}")
+    if exit_zero:
+        fail_on = "never"
     try:
         size = _size(max_file_size)
     except typer.BadParameter as exc:
@@ -184,7 +189,7 @@ def lint(
                     "FORMAT:FILE")
         _fail(f"--report {spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
-    raise typer.Exit(1 if result.failed(fail_on) else 0)
+    raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
 
 
 @contextmanager

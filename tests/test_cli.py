@@ -92,6 +92,17 @@ def test_exit_codes_and_fail_on(repo):
     assert invoke("lint", ".", "--format", "xml").exit_code == 2
 
 
+def test_exit_zero_and_fail_on_never(repo):
+    """Adopting policylint on an old repository: findings shown, the run not failed; a run
+    that itself fails is still exit 2."""
+    assert invoke("lint", ".").exit_code == 1
+    for flags in (["--exit-zero"], ["--fail-on", "never"], ["--fail-on", "warning",
+                                                            "--exit-zero"]):
+        result = invoke("lint", ".", *flags)
+        assert result.exit_code == 0 and "error" in result.stdout, flags
+    assert invoke("lint", "missing.yaml", "--exit-zero").exit_code == 2
+
+
 def test_select_and_ignore(repo):
     def rules(*args):
         out = json.loads(invoke("lint", ".", "--format", "json", *args).stdout)
