@@ -37,12 +37,13 @@ def _one_line(message: str) -> str:
 def _exit_2_on_errors(what: str = "internal error") -> Iterator[None]:
     """A problem with the call (input, policy, a rule plugin) is exit 2 with one line; so is
     a bug, with the traceback on request."""
+    from .baseline import BaselineError
     from .policy import PolicyError
     from .registry import RegistryError
     from .sources import InputError
     try:
         yield
-    except (InputError, PolicyError, RegistryError) as exc:
+    except (InputError, PolicyError, RegistryError, BaselineError) as exc:
         _fail(str(exc))
     except typer.Exit:
         raise
@@ -145,6 +146,14 @@ def lint(
     command_config: Optional[str] = typer.Option(
         None, "--command-config", metavar="FILE",
         help="Kafka client properties for --bootstrap-server (as for Kafka's tools)."),
+    baseline: Optional[str] = typer.Option(
+        None, "--baseline", metavar="FILE",
+        help="Leave out the findings recorded in this baseline (default: the policy's "
+             "baseline:), and say how many of them are fixed."),
+    write_baseline: Optional[str] = typer.Option(
+        None, "--write-baseline", metavar="FILE",
+        help="Record today's findings in FILE, so that later runs with --baseline report only "
+             "new ones; this run then exits 0."),
     stdin_filename: Optional[str] = typer.Option(
         None, "--stdin-filename", metavar="NAME",
         help="The name standard input (-) is shown and placed under (default: -), e.g. "
@@ -174,21 +183,33 @@ def lint(
         result = run_lint(paths or ["."], cluster=captured or cluster, current=current,
                           policy=policy, select=_codes(select), ignore=_codes(ignore),
                           allow_rf_change=allow_rf_change, max_file_size=size, base=base,
-                          keep=_KEPT, stdin_name=stdin_filename)
+                          keep=_KEPT, stdin_name=stdin_filename,
+                          baseline="" if write_baseline else baseline)
+    if write_baseline:
+        from .baseline import document
+        from .reporters import repo_relative
+        extra.append(("", write_baseline))
+        baseline_text = document(result.findings, repo_relative)
     if not result.files:
         sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
                          "snapshot found in " + " ".join(paths or ["."]) + "\n")
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
-        rendered = [(file, render(report_fmt, result)) for report_fmt, file in extra]
+        rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
+                    for report_fmt, file in extra]
         output = render(fmt, result, color=use_color)
     try:
         write_all(rendered)  # every report or none
     except OSError as exc:
-        spec = next((f"{fmt_}:{file}" for fmt_, file in extra if file == exc.filename),
-                    "FORMAT:FILE")
-        _fail(f"--report {spec}: {exc.strerror or exc}")
+        spec = next((f"--report {fmt_}:{file}" if fmt_ else f"--write-baseline {file}"
+                     for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
+        _fail(f"{spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
+    if write_baseline:
+        from .words import count
+        sys.stderr.write(f"policylint: wrote {count(len(result.findings), 'finding')} to the "
+                         f"baseline {write_baseline}\n")
+        fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
 
 

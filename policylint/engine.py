@@ -304,6 +304,8 @@ class Result:
     unchecked: dict[str, int]
     rules: list[tuple[Rule, str]] = field(default_factory=list)  # (rule run, its severity)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why) not linted
+    #: with a baseline: its findings left out ("baselined") and those now gone ("fixed")
+    baseline: dict[str, int] | None = None
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)

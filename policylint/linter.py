@@ -17,13 +17,16 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          select: list[str] | None = None, ignore: list[str] | None = None,
          allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
          base: str | None = None, today: dt.date | None = None,
-         keep: list | None = None, stdin_name: str | None = None) -> Result:
+         keep: list | None = None, stdin_name: str | None = None,
+         baseline: str | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
     caller that ends its process without freeing it object by object (half a second for a
-    million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown. Raises
-    InputError, PolicyError or RegistryError for
+    million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown;
+    ``baseline``: a baseline file (else the policy's; "": none), whose findings are left
+    out. Raises
+    InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
@@ -52,5 +55,13 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         runs.append((ctx, group.targets()))
     if keep is not None:
         keep.append(runs)
-    return run(runs, rules, chosen, inputs.findings, len(inputs.files), today, inputs.skipped,
-               unchecked)
+    result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
+                 inputs.skipped, unchecked)
+    baseline = chosen.baseline if baseline is None else baseline
+    if baseline:
+        from .baseline import apply, load
+        from .reporters import repo_relative
+        result.findings, baselined, fixed = apply(result.findings, load(baseline),
+                                                  repo_relative)
+        result.baseline = {"baselined": baselined, "fixed": fixed}
+    return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -62,6 +63,7 @@ class Policy:
     clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> path globs
     kafka_version: str | None = None  # when the cluster does not say
     config_prefixes: list[str] = field(default_factory=list)  # vendor config keys allowed
+    baseline: str | None = None  # a baseline file, resolved from the policy file's folder
 
     def enabled(self, rule: Rule) -> bool:
         return self.rules.get(rule.code, {}).get("enabled", True)
@@ -208,6 +210,9 @@ def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
         policy = _resolve(_read(parent), display_name(parent), chain + [key])
     policy.source = name
     _merge(policy, data, name, doc)
+    if "baseline" in data:  # relative to the file that names it
+        policy.baseline = os.path.normpath(os.path.join(
+            path.parent if path else os.getcwd(), data["baseline"]))
     return policy
 
 

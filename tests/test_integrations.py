@@ -309,6 +309,20 @@ def test_action_on_a_recorded_terraform_plan(tmp_path, runner_temp):
     assert "| PL211 topic-replaced |" in summary.read_text()
 
 
+def test_action_with_a_baseline_fails_only_on_new_findings(tmp_path, runner_temp):
+    shutil.copy(Path(__file__).parent / "data" / "terraform-plan.json", tmp_path / "plan.json")
+    subprocess.run([str(BIN / "policylint"), "lint", "plan.json", "--select", "PL",
+                    "--write-baseline", "baseline.json"], cwd=tmp_path, check=True,
+                   capture_output=True)
+    git_commit(tmp_path, "main")
+    log, steps, summary, _, status = run_action(
+        tmp_path, runner_temp, {"paths": "plan.json", "base": "", "select": "PL",
+                                "baseline": "baseline.json"}, {})
+    assert status == 0, log
+    assert steps["lint"]["outputs"]["errors"] == "0"
+    assert "Baseline:" in summary.read_text()
+
+
 def test_action_inputs_are_data_not_code(pull_request, runner_temp):
     workspace, event = pull_request
     log, steps, _, _, status = run_action(

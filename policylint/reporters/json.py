@@ -17,6 +17,7 @@ def render(result, **_) -> str:
              "partition": f.partition, "suppressed": f.suppressed}
             for f in result.findings],
         "summary": {"files": result.files, **counts, "unchecked": result.unchecked,
-                    "skipped": [{"file": name, "reason": why} for name, why in result.skipped]},
+                    "skipped": [{"file": name, "reason": why} for name, why in result.skipped],
+                    **({"baseline": result.baseline} if result.baseline is not None else {})},
     }
     return to_json(document)

@@ -32,6 +32,9 @@ def render(result, **_) -> str:
                          f"{_cell(f.message)} |")
         if len(active) > MAX_ROWS:
             lines.append(f"\n{len(active) - MAX_ROWS} more findings are not shown here.")
+    if result.baseline is not None:
+        lines += ["", f"Baseline: {result.baseline['baselined']} known finding(s) left out, "
+                  f"{result.baseline['fixed']} fixed since it was written."]
     if result.skipped:
         lines += ["", f"Skipped {len(result.skipped)} file(s): " + ", ".join(
             f"`{_cell(name)}` ({_cell(why)})" for name, why in result.skipped[:MAX_ROWS]) + "."]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
-from collections import Counter
 
 from .. import __version__
+from ..baseline import fingerprints
 from . import repo_relative, to_json
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -32,23 +30,13 @@ def _section(doc: str, heading: str) -> str:
     return " ".join(rest.split("\n## ")[0].split()) if found else ""
 
 
-def _fingerprint(f, uri: str | None) -> str:
-    """Identifies a finding across commits: no line, column or list position, so that it
-    survives edits elsewhere in the file. Findings with the same identity are numbered."""
-    keys = [k for k in (f.at[1] if f.at else ()) if isinstance(k, str)]
-    identity = [f.rule, uri, f.topic, f.partition, keys]
-    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
-
-
 def render(result, **_) -> str:
     rules = [_rule(rule, severity) for rule, severity in result.rules]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
-    seen: Counter = Counter()
     results = []
-    for f in result.findings:
+    # the baseline's fingerprints: no line or column, so they survive edits elsewhere
+    for f, fingerprint in zip(result.findings, fingerprints(result.findings, repo_relative)):
         uri = repo_relative(f.file) if f.file else None
-        fingerprint = _fingerprint(f, uri)
-        seen[fingerprint] += 1
         entry: dict = {"ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.severity,
                        "message": {"text": f.message}}
         if uri is not None:
@@ -56,7 +44,7 @@ def render(result, **_) -> str:
             if f.line is not None:
                 location["region"] = {"startLine": f.line, "startColumn": f.column}
             entry["locations"] = [{"physicalLocation": location}]
-        entry["partialFingerprints"] = {"policylint/v1": f"{fingerprint}:{seen[fingerprint]}"}
+        entry["partialFingerprints"] = {"policylint/v1": fingerprint}
         if f.suppressed:
             entry["suppressions"] = [{"kind": f.suppression or "external",
                                       "justification": f.justification or ""}]

@@ -45,6 +45,10 @@ def render(result, color: bool = False, **_) -> str:
         shown = ", ".join(f"{name} ({why})" for name, why in result.skipped[:5]) + (
             ", ..." if len(result.skipped) > 5 else "")
         lines.append(f"Skipped {count(len(result.skipped), 'file')}: {shown}.")
+    if result.baseline is not None:
+        lines.append(f"The baseline holds {count(result.baseline['baselined'], 'finding')} "
+                     f"left out here; {result.baseline['fixed']} of its findings are fixed "
+                     "(write it again to drop them).")
     for code, n in result.unchecked.items():
         if n:
             subject, why = _UNCHECKED.get(code, UNKNOWN_VALUE)
