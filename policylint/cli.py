@@ -190,9 +190,6 @@ def lint(
         from .reporters import repo_relative
         extra.append(("", write_baseline))
         baseline_text = document(result.findings, repo_relative)
-    if not result.files:
-        sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
-                         "snapshot found in " + " ".join(paths or ["."]) + "\n")
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
@@ -205,6 +202,9 @@ def lint(
                      for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
         _fail(f"{spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
+    if not result.files:
+        sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
+                         "snapshot found in " + " ".join(paths or ["."]) + "\n")
     if write_baseline:
         from .words import count
         sys.stderr.write(f"policylint: wrote {count(len(result.findings), 'finding')} to the "

@@ -494,3 +494,18 @@ def test_terraform_plan_changes_and_summary(tmp_path):
     assert {("PL211", "orders"), ("PL202", "payments"), ("PL210", "payments"),
             ("PL208", "audit"), ("PL608", "clicks")} <= found
     assert ("PL206", "orders") not in found  # a replacement is PL211's, said once
+
+
+def test_a_plan_change_with_neither_side_readable_is_no_change(tmp_path):
+    """Fuzzing found it: a resource change whose before and after both broke the schema."""
+    write_files(tmp_path, {"plan.json": json.dumps({"format_version": "1.2", "resource_changes": [
+        {"address": "kafka_topic.t", "mode": "managed", "type": "kafka_topic", "name": "t",
+         "change": {"actions": ["update"], "before": [], "after": 1}}]})})
+    result = lint([str(tmp_path / "plan.json")], select=BUILT_IN)
+    assert {f.rule for f in result.findings} == {"PL101"}
+
+
+def test_a_run_that_reads_nothing_and_fails_says_only_why(tmp_path):
+    """Fuzzing found it: the "read nothing" warning came before an exit 2's one line."""
+    code, out, err = run(str(tmp_path), "--report", f"sarif:{tmp_path}/missing/x.sarif")
+    assert code == 2 and err.count("\n") == 1 and "--report" in err

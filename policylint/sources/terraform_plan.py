@@ -47,9 +47,11 @@ def changes(doc: Document, fields: Fields | None, related: dict) -> list[Change]
         actions = tuple(a for a in change.get("actions") or () if isinstance(a, str))
         paths = tuple(tuple(str(p) for p in path) for path in change.get("replace_paths") or ()
                       if isinstance(path, list))
-        found.append(Change(_side(doc, fields, i, entry, "before"),
-                            _side(doc, fields, i, entry, "after"), actions, paths,
-                            _address(entry), doc, ("resource_changes", i, "change", "actions")))
+        before, after = _side(doc, fields, i, entry, "before"), \
+            _side(doc, fields, i, entry, "after")
+        if before is not None or after is not None:  # else no topic to speak of
+            found.append(Change(before, after, actions, paths, _address(entry), doc,
+                                ("resource_changes", i, "change", "actions")))
     return found
 
 
