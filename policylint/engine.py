@@ -18,6 +18,7 @@ from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
 from .schema import memo_key
+from .suppressions import ANNOTATION, Suppressions
 from .views import PlanView, ReplicaLists
 
 
@@ -337,6 +338,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     findings = [f for f in source_findings if f.rule in policy.rules]
     # the manifests with replica lists of their own: most have none (Strimzi's never do)
     assigned = [[m for m in targets.get("manifest", ()) if m.assignment] for _, targets in runs]
+    ran = {rule.code for rule in rules if rule.applies(policy.options[rule.code])}
     # the manifests with unknown values (template placeholders), and which
     blind = [[(m, u) for m in targets.get("manifest", ())
               if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]
@@ -361,22 +363,40 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     # how a tool names a declaration (a Terraform resource address): its findings say it
     origins = {(id(m.doc), m.name): m.origin for _, targets in runs
                for m in targets.get("manifest", ()) if m.origin}
+    suppressions = Suppressions(policy)
     for finding in findings:
-        rule = policy.rules[finding.rule]
-        finding.name = rule.name
-        raised = finding.severity if finding.severity != rule.severity else None
-        finding.severity = policy.severity(rule.code, raised)
-        finding.locate()
+        rule = _finish(finding, policy)
         if origins and finding.at is not None:
             origin = origins.get((id(finding.at[0]), finding.topic))
             if origin and origin not in finding.message:
                 finding.message += f" ({origin})"
-        _suppress(finding, rule, policy)
+        suppressions.apply(finding, rule)
+    if "PL122" in policy.rules:  # the suppressions that suppressed nothing
+        known = all_rules()
+        unused = list(suppressions.unused(
+            (item.doc for _, targets in runs for items in targets.values() for item in items
+             if item.doc is not None),
+            (m.doc for _, targets in runs for m in targets.get("manifest", ())
+             if ANNOTATION in m.annotations),
+            {**known, **{r.name: r for r in known.values()}}, ran, policy.rules["PL122"]))
+        for finding in unused:
+            suppressions.apply(finding, _finish(finding, policy))
+        findings += unused
     findings.sort(key=Finding.sort_key)
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
+
+
+def _finish(finding: Finding, policy: CompiledPolicy) -> Rule:
+    """A finding named, ranked by the policy and located; its rule."""
+    rule = policy.rules[finding.rule]
+    finding.name = rule.name
+    raised = finding.severity if finding.severity != rule.severity else None
+    finding.severity = policy.severity(rule.code, raised)
+    finding.locate()
+    return rule
 
 
 def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Counter) -> list:
@@ -396,31 +416,3 @@ def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:
             f"exemption of {ex.rule} for {', '.join(ex.topics)} expired on "
             f"{ex.expires.isoformat()} and no longer applies (reason given: {ex.reason})",
             at=ex.at)
-
-
-def _suppress(finding: Finding, rule: Rule, policy: CompiledPolicy) -> None:
-    keys = {rule.code, rule.name, "all"}
-    doc = finding.at[0] if finding.at else None
-    if doc is not None and finding.line is not None:
-        disables = doc.source.disables()
-        for line in (finding.line, finding.line - 1):
-            if line in disables and keys & disables[line][0]:
-                _suppressed(finding, "inSource",
-                            disables[line][1] or "disabled by an inline comment")
-                return
-    # a manifest's annotations (a plan or snapshot, read as typed values, has none)
-    metadata = doc.data.get("metadata") if doc is not None and doc.typed is None and \
-        isinstance(doc.data, dict) else None
-    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    if isinstance(annotations, dict):
-        listed = annotations.get("policylint.io/disable")
-        if isinstance(listed, str) and keys & {c.strip() for c in listed.split(",")}:
-            _suppressed(finding, "inSource", "disabled by the policylint.io/disable annotation")
-            return
-    exemption = policy.exemption(rule.code, finding.topic)
-    if exemption is not None:
-        _suppressed(finding, "external", exemption.reason)
-
-
-def _suppressed(finding: Finding, kind: str, justification: str) -> None:
-    finding.suppressed, finding.suppression, finding.justification = True, kind, justification

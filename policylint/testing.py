@@ -13,7 +13,8 @@ A case file holds one rule's cases::
         # optional: cluster, current (context files), policy (a policy as YAML), paths,
         # base (files committed to a git repository first: diff mode), allow_rf_change,
         # max_file_size, messages (substrings of messages), severities (of the findings,
-        # in order), unchecked (the rule's count)
+        # in order), unchecked (the rule's count), select (the rules run; default the
+        # case file's rule alone)
 
 In a rule pack's tests (``spark`` being a session fixture, e.g. ``spark_session()``)::
 
@@ -114,7 +115,7 @@ def run_case(rule: str, case: dict, root: Path) -> Result:
         policy = "policy.yaml"
     with working_directory(root):
         return lint(paths, cluster=case.get("cluster"), current=case.get("current"),
-                    policy=policy, select=[rule],
+                    policy=policy, select=case.get("select") or [rule],
                     allow_rf_change=case.get("allow_rf_change", False),
                     max_file_size=case.get("max_file_size", 2**20), base=base, today=TODAY)
 

@@ -35,10 +35,13 @@ def render(result, color: bool = False, **_) -> str:
         lines.append(paint(file or "(policy)", "bold"))
         for f in group:
             where = f"{f.line}:{f.column}" if f.line is not None else "-"
+            if f.suppressed:  # dimmed and said so: it fails nothing
+                lines.append(paint(f"  {where:<9} suppressed {f.rule} {f.name}  {f.message}  "
+                                   f"[{f.severity}, {f.justification}]", "dim"))
+                continue
             severity = paint(f"{f.severity:<7}", f.severity)
-            tail = paint(f"  [suppressed: {f.justification}]", "dim") if f.suppressed else ""
             lines.append(f"  {where:<9} {severity} {f.rule} {paint(f.name, 'dim')}  "
-                         f"{f.message}{tail}")
+                         f"{f.message}")
         lines.append("")
     lines.append(summary_line(result))
     if result.skipped:
