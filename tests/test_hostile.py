@@ -202,3 +202,13 @@ def test_12_the_node_bound_that_skips_counting_holds(tmp_path):
             loader.get_node()
         loader.dispose()
         assert 0 < composed <= yamldoc.node_bound(text), (text, composed)
+
+
+def test_a_kafka_whose_annotations_break_its_schema_is_still_a_cluster(tmp_path):
+    """Fuzzing found it: a Kafka kept despite a broken field read its annotations raw."""
+    (tmp_path / "kafka.yaml").write_text(
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\n"
+        "metadata: {name: c, annotations: oops}\nspec: {kafka: {replicas: 3}}\n")
+    from policylint.linter import lint
+    result = lint([str(tmp_path / "kafka.yaml")], select=["PL"])
+    assert [f.rule for f in result.findings] == ["PL101"]

@@ -91,7 +91,8 @@ def uses_node_pools(kafka: Document) -> bool:
     ``v1beta2`` one annotated ``strimzi.io/node-pools: enabled``; it ignores
     ``spec.kafka.replicas`` then."""
     data = kafka.data
-    annotations = data["metadata"].get("annotations") or {}
+    annotations = data["metadata"].get("annotations")
+    annotations = annotations if isinstance(annotations, dict) else {}  # else a PL101
     return data["apiVersion"] == GROUP + "v1" or \
         str(annotations.get("strimzi.io/node-pools", "")).lower() == "enabled"
 
