@@ -146,6 +146,13 @@ def lint(
     command_config: Optional[str] = typer.Option(
         None, "--command-config", metavar="FILE",
         help="Kafka client properties for --bootstrap-server (as for Kafka's tools)."),
+    fix: bool = typer.Option(False, "--fix",
+                             help="Apply the fixes of fixable findings to YAML files (comments, "
+                                  "order and quoting kept), then lint again: the exit status "
+                                  "is about what is left."),
+    diff: bool = typer.Option(False, "--diff",
+                              help="Print the fixes as a unified diff instead of writing them "
+                                   "(alone or with --fix); exit 1 when there is one."),
     baseline: Optional[str] = typer.Option(
         None, "--baseline", metavar="FILE",
         help="Leave out the findings recorded in this baseline (default: the policy's "
@@ -180,11 +187,17 @@ def lint(
         _fail("--command-config goes with --bootstrap-server")
     from .linter import lint as run_lint
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
-        result = run_lint(paths or ["."], cluster=captured or cluster, current=current,
-                          policy=policy, select=_codes(select), ignore=_codes(ignore),
-                          allow_rf_change=allow_rf_change, max_file_size=size, base=base,
-                          keep=_KEPT, stdin_name=stdin_filename,
-                          baseline="" if write_baseline else baseline)
+        def linted():
+            return run_lint(paths or ["."], cluster=captured or cluster, current=current,
+                            policy=policy, select=_codes(select), ignore=_codes(ignore),
+                            allow_rf_change=allow_rf_change, max_file_size=size, base=base,
+                            keep=_KEPT, stdin_name=stdin_filename,
+                            baseline="" if write_baseline else baseline)
+        result = linted()
+        if diff:  # the fixes as a diff, nothing written
+            raise typer.Exit(1 if _fixes(result, write=False) else 0)
+        if fix and _fixes(result, write=True):
+            result = linted()  # the exit status is about what is left
     if write_baseline:
         from .baseline import document
         from .reporters import repo_relative
@@ -211,6 +224,25 @@ def lint(
                          f"baseline {write_baseline}\n")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+
+
+def _fixes(result, write: bool) -> bool:
+    """Applies (``write``) or prints as a unified diff the fixes of ``result``'s findings;
+    whether anything was fixed (or would be)."""
+    from .fixes import apply
+    outcomes = apply(result.findings, write)
+    for outcome in outcomes:
+        if outcome.problem:
+            sys.stderr.write(f"policylint: {outcome.file} not fixed: {outcome.problem}\n")
+    if not write:
+        text = "".join(o.diff for o in outcomes if not o.problem)
+        sys.stdout.write(text)
+        return bool(text)
+    fixed = sum(o.fixed for o in outcomes if not o.problem)
+    files = sum(1 for o in outcomes if o.fixed and not o.problem)
+    from .words import count
+    sys.stderr.write(f"policylint: fixed {count(fixed, 'finding')} in {count(files, 'file')}\n")
+    return bool(fixed)
 
 
 @contextmanager

@@ -204,6 +204,16 @@ class Plan:
         return (self.doc, ("partitions", move.index) + rest)
 
 
+class Fix(NamedTuple):
+    """What ``--fix`` changes to resolve a finding: at ``at`` (a document and the path of a
+    mapping entry), ``set`` its value, ``delete`` the entry, or ``rename`` its key (and set
+    its value)."""
+    action: str  # "set", "delete", "rename"
+    at: Ref
+    value: Any = None
+    key: str | None = None  # the new key of a rename
+
+
 @dataclass(slots=True)
 class Finding:
     rule: str
@@ -219,6 +229,7 @@ class Finding:
     suppressed: bool = False
     justification: str | None = None
     suppression: str | None = None  # SARIF's kind: "inSource" (comment, annotation), "external"
+    fix: Fix | None = None  # what --fix changes to resolve it, where the rule knows
 
     def locate(self) -> None:
         """Turns ``at`` into file, line and column."""

@@ -14,7 +14,7 @@ A case file holds one rule's cases::
         # base (files committed to a git repository first: diff mode), allow_rf_change,
         # max_file_size, messages (substrings of messages), severities (of the findings,
         # in order), unchecked (the rule's count), select (the rules run; default the
-        # case file's rule alone)
+        # case file's rule alone), fixed (each file as --fix leaves it, byte for byte)
 
 In a rule pack's tests (``spark`` being a session fixture, e.g. ``spark_session()``)::
 
@@ -141,6 +141,14 @@ def check_case(rule: str, case: dict, root: Path) -> Result:
         unchecked = result.unchecked.get(rule, 0)
         assert unchecked == case["unchecked"], \
             f"unchecked {unchecked}, expected {case['unchecked']}"
+    if "fixed" in case:  # --fix: each file as the fixes leave it, byte for byte
+        from .fixes import apply
+        with working_directory(root):
+            problems = [o.problem for o in apply(result.findings, write=True) if o.problem]
+        assert not problems, problems
+        for name, expected in case["fixed"].items():
+            text = (Path(root) / name).read_text()
+            assert text == expected, f"{name} fixed as\n{text}"
     return result
 
 

@@ -10,6 +10,9 @@ class MinIsrExceedsRf(MinIsrRule):
     snapshot topic, its smallest current RF (topic-level); of a plan entry, its replica
     count (per partition).
 
+    `--fix` lowers a manifest's own `min.insync.replicas` to RF - 1 when that is not below
+    PL303's `min`; never the RF, and nothing in plans or snapshots.
+
     ## Why is this bad?
     Every produce with `acks=all` fails with NotEnoughReplicas (KAFKA-4680, KIP-579),
     retried until it times out. Kafka chose not to reject such configs; on Kafka >= 3.7
@@ -33,6 +36,7 @@ class MinIsrExceedsRf(MinIsrRule):
     """
     code = "PL301"
     name = "min-isr-exceeds-rf"
+    fixable = True
     severity = "error"
     message = ("{subject}: min.insync.replicas={min_isr} > replication factor {rf}: every "
                "acks=all produce will fail")

@@ -8,6 +8,9 @@ class MinIsrEqualsRf(MinIsrRule):
     Reports a topic (manifest or snapshot) or plan entry whose effective
     min.insync.replicas equals its replication factor, when the RF is above 1.
 
+    `--fix` lowers a manifest's own `min.insync.replicas` to RF - 1 when that is not below
+    PL303's `min` (an RF of 2 gets no fix: an RF change is the user's call).
+
     ## Why is this bad?
     No replica may ever be out of sync: a single broker restart (every rolling restart)
     blocks all `acks=all` producers of the topic.
@@ -30,6 +33,7 @@ class MinIsrEqualsRf(MinIsrRule):
     """
     code = "PL302"
     name = "min-isr-equals-rf"
+    fixable = True
     severity = "warning"
     message = ("{subject}: min.insync.replicas={min_isr} equals the replication factor {rf}: one "
                "broker down blocks acks=all producers")

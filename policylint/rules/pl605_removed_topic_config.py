@@ -1,4 +1,5 @@
 from .. import kafka_configs
+from ..model import Fix, Snapshot
 from ..rule import Rule
 
 
@@ -10,6 +11,8 @@ class RemovedTopicConfig(Rule):
     version (a warning: `message.timestamp.difference.max.ms` from 3.6, replaced by
     `message.timestamp.before.max.ms` / `.after.max.ms`), or that an earlier version had
     and this one removed (an error: `message.format.version` on 4.0 and later, KIP-724).
+
+    `--fix` removes a key the release removed (Kafka refuses it); a deprecated one is left.
 
     ## Why is this bad?
     A removed key is refused like an unknown one and blocks the whole change; a deprecated
@@ -50,4 +53,6 @@ class RemovedTopicConfig(Rule):
                                             release=release),
                                    at=config.key_at(key), topic=config.topic)
             finding.severity = severity
+            if known == "removed" and not isinstance(target, Snapshot):  # --fix removes it
+                finding.fix = Fix("delete", config.value_at(key))
             yield finding

@@ -1,3 +1,4 @@
+from ..model import Fix
 from ..rule import Rule
 
 MANAGED = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
@@ -9,6 +10,8 @@ class OperatorManagedConfig(Rule):
     ## What it does
     Reports `leader.replication.throttled.replicas` or
     `follower.replication.throttled.replicas` in a topic manifest, at the key.
+
+    `--fix` removes the throttle keys from the manifest.
 
     ## Why is this bad?
     `kafka-reassign-partitions.sh` (and Cruise Control) set these while a reassignment
@@ -36,5 +39,7 @@ class OperatorManagedConfig(Rule):
         for config in ctx.topic_configs(target):
             for key in MANAGED:
                 if key in config.config:
-                    yield self.finding(self.say(topic=config.topic, key=key),
-                                       at=config.key_at(key), topic=config.topic)
+                    finding = self.finding(self.say(topic=config.topic, key=key),
+                                           at=config.key_at(key), topic=config.topic)
+                    finding.fix = Fix("delete", config.value_at(key))
+                    yield finding

@@ -55,7 +55,7 @@ class Document:
     """
 
     __slots__ = ("source", "_data", "index", "_locate", "start_line", "end_line", "role",
-                 "typed")
+                 "typed", "prefix")
 
     def __init__(self, source: SourceFile, data: Any, index: int,
                  locate: Callable[[tuple], tuple[int, int] | None],
@@ -68,6 +68,8 @@ class Document:
         #: a plan or snapshot as its schema's msgspec types, once it is known to be valid
         #: (the model is built from it); a large JSON file is decoded straight into them
         self.typed = typed
+        #: where it sits in its file's document ``index`` (an item of a ``kind: List``)
+        self.prefix: tuple = ()
 
     @property
     def data(self) -> Any:
@@ -80,9 +82,11 @@ class Document:
     def item(self, key: str, i: int) -> Document:
         """Element ``i`` of the list at ``key`` as a document of its own (a ``kind: List``
         export's items), located in this one."""
-        return Document(self.source, self.data[key][i], self.index,
+        item = Document(self.source, self.data[key][i], self.index,
                         lambda path: self._locate((key, i) + path), self.start_line,
                         self.end_line)
+        item.prefix = self.prefix + (key, i)
+        return item
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
         while True:

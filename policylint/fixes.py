@@ -1,0 +1,152 @@
+"""``--fix`` and ``--diff``: the fixes rules attach to their findings (``Finding.fix``),
+applied to YAML files with ruamel.yaml's round trip, so that comments, key order, quoting,
+flow style and document separators stay as written.
+
+A file is rewritten only if the result changes no line but those of the fixed entries (a
+file ruamel would reformat elsewhere is left to the user, and said so), re-parses, and is
+unchanged on disk since it was read; it is written atomically (a temporary file beside it,
+its mode kept, renamed over it). Plans and other JSON files get no fixes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Finding
+from .sources.document import ParseError, SourceFile
+
+
+@dataclass
+class Outcome:
+    file: str
+    fixed: int  # findings whose fix the new text holds
+    diff: str
+    problem: str | None = None  # why the file is left as it is
+
+
+def apply(findings: list[Finding], write: bool) -> list[Outcome]:
+    """Applies the fixes of the unsuppressed findings, file by file (written when
+    ``write``); what became of each file."""
+    by_source: dict[int, tuple[SourceFile, list[Finding]]] = {}
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or finding.suppressed:
+            continue
+        source = fix.at[0].source
+        if source.format == "yaml" and source.name != "-":
+            by_source.setdefault(id(source), (source, []))[1].append(finding)
+    return [_fixed(source, found, write) for source, found in by_source.values()]
+
+
+def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
+    from ruamel.yaml import YAML  # only for --fix and --diff
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 2**16  # never fold a long line
+    yaml.explicit_start = source.text.lstrip().startswith("---")
+    try:
+        documents = list(yaml.load_all(source.text))
+        lines = {_change(documents, finding) for finding in findings}
+        out = io.StringIO()
+        yaml.dump_all(documents, out)
+    except Exception as exc:  # ruamel's errors: policylint read the file, ruamel could not
+        return Outcome(source.name, 0, "", f"cannot be rewritten ({type(exc).__name__})")
+    text = out.getvalue()
+    if source.text.endswith("\n") is False and text.endswith("\n"):
+        text = text[:-1]
+    before, after = source.text.splitlines(True), text.splitlines(True)
+    diff = "".join(difflib.unified_diff(before, after, f"a/{source.name}", f"b/{source.name}"))
+    changed = _changed_lines(before, after)
+    if not changed <= lines:
+        return Outcome(source.name, 0, "", "would change other lines than the fixed ones "
+                       f"(line {min(changed - lines)}): fix it by hand")
+    try:
+        from .sources.yamldoc import load_yaml
+        load_yaml(SourceFile(source.name, text, "yaml"))
+    except ParseError as exc:
+        return Outcome(source.name, 0, "", f"the fixed text would not parse: {exc.message}")
+    if write and before != after:
+        problem = _write(source, text)
+        if problem:
+            return Outcome(source.name, 0, diff, problem)
+    return Outcome(source.name, len(findings), diff)
+
+
+def _change(documents: list, finding: Finding) -> int:
+    """Applies one fix to the documents; the 1-based line of the entry it changes."""
+    from ruamel.yaml.scalarstring import ScalarString
+    fix = finding.fix
+    doc, path = fix.at
+    node = documents[doc.index]
+    for key in doc.prefix + path[:-1]:
+        node = node[key]
+    key = path[-1]
+    line = node.lc.key(key)[0] + 1
+    old = node[key]
+    value = fix.value
+    if isinstance(old, ScalarString) and value is not None:
+        value = type(old)(str(value))  # quoted as it was
+    elif isinstance(old, str) and value is not None:
+        value = str(value)
+    if fix.action == "delete":
+        node.ca.items.pop(key, None)
+        del node[key]
+    elif fix.action == "set":
+        node[key] = value
+    elif fix.action == "rename":
+        position = list(node).index(key)
+        comment = node.ca.items.pop(key, None)
+        del node[key]
+        node.insert(position, fix.key, value)
+        if comment is not None:
+            node.ca.items[fix.key] = comment
+    return line
+
+
+def _changed_lines(before: list[str], after: list[str]) -> set[int]:
+    """1-based lines of ``before`` that the new text changes or drops."""
+    changed = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after,
+                                                        autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            changed.update(range(i1 + 1, i2 + 1))
+        elif tag == "insert":
+            changed.add(i1)  # an insertion counts against the line before it
+    return changed - {0}
+
+
+def _write(source: SourceFile, text: str) -> str | None:
+    """Writes the fixed text over the file, atomically; why not, when it cannot."""
+    path = source.name
+    try:
+        with open(path, "rb") as f:
+            current = f.read().decode("utf-8-sig")
+        if current != source.text:
+            return "changed on disk since it was read: not overwritten"
+        info = os.stat(path)
+        folder = os.path.dirname(path) or "."
+        fd, temporary = tempfile.mkstemp(prefix=".policylint-", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            os.chmod(temporary, info.st_mode & 0o7777)
+            try:
+                os.chown(temporary, info.st_uid, info.st_gid)
+            except (PermissionError, AttributeError):
+                pass  # kept as the user's own
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot be written: {getattr(exc, 'strerror', None) or exc}"
+    return None
+
+
+def summary(outcomes: list[Outcome]) -> Any:
+    return sum(o.fixed for o in outcomes), [o for o in outcomes if o.problem]

@@ -1,0 +1,97 @@
+"""--fix and --diff: only the fixed values change, writes are atomic and careful, and the
+exit status is about what is left."""
+
+import os
+import stat
+import subprocess
+import sys
+
+from policylint import fixes
+from policylint.linter import lint
+
+from conftest import write_files
+
+TOPIC = """# payments
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata: {name: payments}   # flow style stays
+spec:
+  replicas: 3
+  config:
+    min.insync.replicas: 3   # strict
+    message.format.version: '2.8'
+"""
+
+
+def run(cwd, *args):
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "--select", "PL",
+                           "--policy", "policy.yaml", *args], cwd=cwd, capture_output=True,
+                          text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_fix_writes_only_the_fixed_values_and_lints_again(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC, "policy.yaml": "kafka_version: '4.0'\n"})
+    os.chmod(tmp_path / "t.yaml", 0o640)
+    code, out, err = run(tmp_path, "t.yaml", "--fix")
+    assert code == 0 and "No problems found" in out and "fixed 2 findings in 1 file" in err
+    assert (tmp_path / "t.yaml").read_text() == TOPIC.replace(
+        "min.insync.replicas: 3   # strict", "min.insync.replicas: 2   # strict").replace(
+        "    message.format.version: '2.8'\n", "")
+    assert stat.S_IMODE(os.stat(tmp_path / "t.yaml").st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["policy.yaml", "t.yaml"]
+
+
+def test_diff_prints_and_writes_nothing(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC, "policy.yaml": "kafka_version: '4.0'\n"})
+    code, out, _ = run(tmp_path, "t.yaml", "--diff")
+    assert code == 1 and out.startswith("--- a/t.yaml\n+++ b/t.yaml\n")
+    assert "\n-    min.insync.replicas: 3   # strict\n" in out
+    assert "\n+    min.insync.replicas: 2   # strict\n" in out
+    assert (tmp_path / "t.yaml").read_text() == TOPIC
+    code, out, _ = run(tmp_path, "t.yaml", "--diff", "--fix")  # --diff wins: no write
+    assert code == 1 and (tmp_path / "t.yaml").read_text() == TOPIC
+
+
+def test_suppressed_findings_are_not_fixed(tmp_path):
+    text = TOPIC.replace("# strict", "# policylint: disable=PL302 audited")
+    write_files(tmp_path, {"t.yaml": text, "policy.yaml": "rules: {PL605: {enabled: false}}\n"})
+    code, _, err = run(tmp_path, "t.yaml", "--fix")
+    assert code == 0 and (tmp_path / "t.yaml").read_text() == text
+    assert "fixed 0 findings" in err
+
+
+def test_a_file_ruamel_would_reformat_is_left_as_it_is(tmp_path):
+    text = TOPIC.replace("metadata: {name: payments}   # flow style stays",
+                         "metadata:\n    name: payments\n    labels:\n        team: pay")
+    write_files(tmp_path, {"t.yaml": text, "policy.yaml": "{}\n"})
+    code, _, err = run(tmp_path, "t.yaml", "--fix")
+    assert "t.yaml not fixed: would change other lines" in err
+    assert (tmp_path / "t.yaml").read_text() == text and code == 1  # PL605 is left
+
+
+def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC})
+    os.chdir(tmp_path)
+    result = lint(["t.yaml"], select=["PL302"])
+    (tmp_path / "t.yaml").write_text(TOPIC + "# edited meanwhile\n")
+    (outcome,) = fixes.apply(result.findings, write=True)
+    assert outcome.problem == "changed on disk since it was read: not overwritten"
+    assert (tmp_path / "t.yaml").read_text().endswith("# edited meanwhile\n")
+
+
+def test_plans_get_no_fixes(tmp_path):
+    write_files(tmp_path, {"plan.json": '{"version": 1, "partitions": [{"topic": "t", '
+                                        '"partition": 0, "replicas": [1, 1]}]}'})
+    os.chdir(tmp_path)
+    result = lint(["plan.json"], select=["PL"])
+    assert result.findings and fixes.apply(result.findings, write=True) == []
+
+
+def test_fix_is_imported_only_when_asked(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC})
+    code = ("import sys; from policylint.linter import lint; lint([sys.argv[1]]); "
+            "print('ruamel' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.yaml")],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
