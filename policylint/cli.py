@@ -153,6 +153,11 @@ def lint(
     diff: bool = typer.Option(False, "--diff",
                               help="Print the fixes as a unified diff instead of writing them "
                                    "(alone or with --fix); exit 1 when there is one."),
+    add_noqa: bool = typer.Option(False, "--add-noqa",
+                                  help="Suppress every finding of YAML files with a '# "
+                                       "policylint: disable=CODE' comment above its line."),
+    reason: str = typer.Option("", "--reason", metavar="TEXT",
+                               help="The reason --add-noqa writes after the codes."),
     baseline: Optional[str] = typer.Option(
         None, "--baseline", metavar="FILE",
         help="Leave out the findings recorded in this baseline (default: the policy's "
@@ -198,6 +203,8 @@ def lint(
             raise typer.Exit(1 if _fixes(result, write=False) else 0)
         if fix and _fixes(result, write=True):
             result = linted()  # the exit status is about what is left
+        if add_noqa and _noqa(result, reason):
+            result = linted()
     if write_baseline:
         from .baseline import document
         from .reporters import repo_relative
@@ -224,6 +231,19 @@ def lint(
                          f"baseline {write_baseline}\n")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+
+
+def _noqa(result, reason: str) -> bool:
+    """Inserts the suppression comments; whether any was."""
+    from .fixes import add_noqa
+    from .words import count
+    outcomes = add_noqa(result.findings, " ".join(reason.split()), write=True)
+    for outcome in outcomes:
+        if outcome.problem:
+            sys.stderr.write(f"policylint: {outcome.file} not changed: {outcome.problem}\n")
+    done = sum(o.fixed for o in outcomes)
+    sys.stderr.write(f"policylint: suppressed {count(done, 'finding')} with comments\n")
+    return bool(done)
 
 
 def _fixes(result, write: bool) -> bool:

@@ -1,4 +1,5 @@
-"""``--fix`` and ``--diff``: the fixes rules attach to their findings (``Finding.fix``),
+"""``--fix``, ``--diff`` and ``--add-noqa``: the fixes rules attach to their findings
+(``Finding.fix``),
 applied to YAML files with ruamel.yaml's round trip, so that comments, key order, quoting,
 flow style and document separators stay as written.
 
@@ -6,6 +7,10 @@ A file is rewritten only if the result changes no line but those of the fixed en
 file ruamel would reformat elsewhere is left to the user, and said so), re-parses, and is
 unchanged on disk since it was read; it is written atomically (a temporary file beside it,
 its mode kept, renamed over it). Plans and other JSON files get no fixes.
+
+``--add-noqa`` inserts ``# policylint: disable=CODE reason`` on its own line above each
+finding's line, indented as that line; a file whose values would read differently after it
+(a comment inside a block scalar) is left as it is.
 """
 
 from __future__ import annotations
@@ -75,6 +80,47 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
         if problem:
             return Outcome(source.name, 0, diff, problem)
     return Outcome(source.name, len(findings), diff)
+
+
+def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]:
+    """Suppresses each unsuppressed finding of a YAML file with a comment above its line."""
+    by_source: dict[int, tuple[SourceFile, dict[int, set[str]]]] = {}
+    for f in findings:
+        doc = f.at[0] if f.at else None
+        if f.suppressed or doc is None or f.line is None or doc.source.format != "yaml" \
+                or doc.source.name == "-":
+            continue
+        lines = by_source.setdefault(id(doc.source), (doc.source, {}))[1]
+        lines.setdefault(f.line, set()).add(f.rule)
+    outcomes = []
+    for source, lines in by_source.values():
+        before = source.text.splitlines(True)
+        after = list(before)
+        for line in sorted(lines, reverse=True):
+            text = before[line - 1]
+            indent = text[:len(text) - len(text.lstrip(" "))]
+            after.insert(line - 1, f"{indent}# policylint: disable={','.join(sorted(lines[line]))}"
+                                   f"{' ' + reason if reason else ''}\n")
+        text = "".join(after)
+        problem = _same_values(source, text)
+        diff = "".join(difflib.unified_diff(before, after, f"a/{source.name}",
+                                            f"b/{source.name}"))
+        if problem is None and write:
+            problem = _write(source, text)
+        count = sum(len(codes) for codes in lines.values())
+        outcomes.append(Outcome(source.name, 0 if problem else count, diff, problem))
+    return outcomes
+
+
+def _same_values(source: SourceFile, text: str) -> str | None:
+    """Why the new text does not read as the old one (None: it does)."""
+    from .sources.yamldoc import load_yaml
+    try:
+        old = [d.data for d in load_yaml(source)]
+        new = [d.data for d in load_yaml(SourceFile(source.name, text, "yaml"))]
+    except ParseError as exc:
+        return f"the text with comments would not parse: {exc.message}"
+    return None if old == new else "a comment there would change a value (a block scalar)"
 
 
 def _change(documents: list, finding: Finding) -> int:

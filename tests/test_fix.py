@@ -1,6 +1,7 @@
 """--fix and --diff: only the fixed values change, writes are atomic and careful, and the
 exit status is about what is left."""
 
+import json
 import os
 import stat
 import subprocess
@@ -95,3 +96,29 @@ def test_fix_is_imported_only_when_asked(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.yaml")],
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_add_noqa_suppresses_each_finding_above_its_line(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC, "policy.yaml": "kafka_version: '4.0'\n"})
+    code, out, err = run(tmp_path, "t.yaml", "--add-noqa", "--reason", "known since 2026")
+    assert code == 0 and "suppressed 2 findings with comments" in err
+    text = (tmp_path / "t.yaml").read_text()
+    assert "    # policylint: disable=PL302 known since 2026\n    min.insync.replicas: 3" in text
+    assert "    # policylint: disable=PL605 known since 2026\n    message.format.version" in text
+    assert text.replace("    # policylint: disable=PL302 known since 2026\n", "").replace(
+        "    # policylint: disable=PL605 known since 2026\n", "") == TOPIC
+    code, out, _ = run(tmp_path, "t.yaml", "--format", "json")  # every comment in use
+    assert code == 0 and not [f for f in json.loads(out)["findings"]
+                              if not f["suppressed"]]
+
+
+def test_add_noqa_keeps_a_block_scalar_as_it_is(tmp_path):
+    text = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata:\n  name: t\n"
+            "  annotations:\n    note: |\n      kept as written\n      min.insync.replicas: 3\n"
+            "spec: {replicas: 3, config: {min.insync.replicas: 3}}\n")
+    write_files(tmp_path, {"t.yaml": text, "policy.yaml": "{}\n"})
+    code, _, err = run(tmp_path, "t.yaml", "--add-noqa")
+    assert "suppressed 1 finding" in err and code == 0
+    fixed = (tmp_path / "t.yaml").read_text()
+    assert fixed.count("# policylint: disable=PL302") == 1
+    assert "      kept as written\n      min.insync.replicas: 3\n" in fixed
