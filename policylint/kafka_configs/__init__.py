@@ -131,6 +131,13 @@ def closest(key: str, version: str) -> str | None:
     return found[0] if found else None
 
 
+def only_match(word: str, choices: list[str]) -> str | None:
+    """The one choice close to ``word`` (None: none, or more than one: no guess)."""
+    import difflib
+    found = difflib.get_close_matches(word, choices, n=2, cutoff=0.85)
+    return found[0] if len(found) == 1 else None
+
+
 @lru_cache(maxsize=65536)
 def _judged(release: str, key: str, kind: type, value: Any) -> tuple[str | None, Any]:
     spec = table(release).get(key)

@@ -1,4 +1,5 @@
 from .. import kafka_configs
+from ..model import Fix, Snapshot
 from ..rule import Rule
 
 
@@ -13,6 +14,8 @@ class UnknownTopicConfig(Rule):
     `kafka_version`, else the newest known. Broker-level names (PL602) and keys Kafka
     removed (PL605) have rules of their own; vendor keys are allowed by prefix with
     `configs.allow_prefixes` in the policy (for example `confluent.`).
+
+    `--fix` corrects a typo with exactly one close topic config the topic does not set.
 
     ## Why is this bad?
     Kafka refuses the whole change ("Unknown topic config name"): the operator keeps
@@ -47,6 +50,11 @@ class UnknownTopicConfig(Rule):
             hint = f" (it was added in {added})" if added else \
                 f"; did you mean {near}?" if near else \
                 " (a vendor key? allow its prefix with configs.allow_prefixes in the policy)"
-            yield self.finding(self.say(topic=config.topic, key=key, release=release,
-                                        hint=hint),
-                               at=config.key_at(key), topic=config.topic)
+            finding = self.finding(self.say(topic=config.topic, key=key, release=release,
+                                            hint=hint),
+                                   at=config.key_at(key), topic=config.topic)
+            if not added and not isinstance(target, Snapshot):
+                twin = kafka_configs.only_match(key, list(kafka_configs.table(release)))
+                if twin and twin not in config.config:  # a typo: --fix corrects it
+                    finding.fix = Fix("rename", config.value_at(key), config.config[key], twin)
+            yield finding

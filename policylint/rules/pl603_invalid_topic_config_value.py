@@ -1,4 +1,5 @@
 from .. import kafka_configs
+from ..model import Fix, Snapshot
 from ..rule import Rule
 
 
@@ -13,6 +14,9 @@ class InvalidTopicConfigValue(Rule):
     `message.timestamp.type`), as Kafka's `LogConfig` of the cluster's version defines
     them. Values may be written as YAML gives them or as strings (`2` and `"2"`, `true` and
     `"true"` are the same to Kafka).
+
+    `--fix` respells the items of a list of valid values (`cleanup.policy: compactt`)
+    that have exactly one close valid value.
 
     ## Why is this bad?
     Kafka refuses the whole config change: the topic keeps its old settings while the
@@ -40,10 +44,27 @@ class InvalidTopicConfigValue(Rule):
     def check(self, target, ctx, options):
         for config, key, value, release, _, problem in ctx.config_issues(target):
             if problem:
-                yield self.finding(
+                finding = self.finding(
                     self.say(topic=config.topic, key=key, value=_shown(value),
                              problem=problem, release=release),
                     at=config.value_at(key), topic=config.topic)
+                if not isinstance(target, Snapshot):
+                    finding.fix = _respelled(key, value, release, config)
+                yield finding
+
+
+def _respelled(key: str, value, release: str, config):
+    """A list of valid values (``cleanup.policy``) with each misspelt item replaced by its
+    one close valid value; None when an item has no single one."""
+    allowed = kafka_configs.table(release)[key].get("subset")
+    if not allowed or not isinstance(value, str):
+        return None
+    items = [item.strip() for item in value.split(",")]
+    fixed = [item if item in allowed else kafka_configs.only_match(item, allowed)
+             for item in items]
+    if None in fixed or fixed == items:
+        return None
+    return Fix("set", config.value_at(key), ",".join(dict.fromkeys(fixed)))
 
 
 def _shown(value) -> str:
