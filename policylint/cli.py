@@ -233,14 +233,20 @@ def lint(
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
 
 
+def _left(outcomes: list, verb: str) -> list:
+    """The files a rewrite changed (or would): those it left as they are are named, with
+    why, on stderr ("t.yaml not fixed: ...")."""
+    for outcome in outcomes:
+        if outcome.problem:
+            sys.stderr.write(f"policylint: {outcome.file} not {verb}: {outcome.problem}\n")
+    return [o for o in outcomes if not o.problem]
+
+
 def _noqa(result, reason: str) -> bool:
     """Inserts the suppression comments; whether any was."""
     from .fixes import add_noqa
     from .words import count
-    outcomes = add_noqa(result.findings, " ".join(reason.split()), write=True)
-    for outcome in outcomes:
-        if outcome.problem:
-            sys.stderr.write(f"policylint: {outcome.file} not changed: {outcome.problem}\n")
+    outcomes = _left(add_noqa(result.findings, " ".join(reason.split()), write=True), "changed")
     done = sum(o.fixed for o in outcomes)
     sys.stderr.write(f"policylint: suppressed {count(done, 'finding')} with comments\n")
     return bool(done)
@@ -250,16 +256,13 @@ def _fixes(result, write: bool) -> bool:
     """Applies (``write``) or prints as a unified diff the fixes of ``result``'s findings;
     whether anything was fixed (or would be)."""
     from .fixes import apply
-    outcomes = apply(result.findings, write)
-    for outcome in outcomes:
-        if outcome.problem:
-            sys.stderr.write(f"policylint: {outcome.file} not fixed: {outcome.problem}\n")
+    outcomes = _left(apply(result.findings, write), "fixed")
     if not write:
-        text = "".join(o.diff for o in outcomes if not o.problem)
+        text = "".join(o.diff for o in outcomes)
         sys.stdout.write(text)
         return bool(text)
-    fixed = sum(o.fixed for o in outcomes if not o.problem)
-    files = sum(1 for o in outcomes if o.fixed and not o.problem)
+    fixed = sum(o.fixed for o in outcomes)
+    files = sum(1 for o in outcomes if o.fixed)
     from .words import count
     sys.stderr.write(f"policylint: fixed {count(fixed, 'finding')} in {count(files, 'file')}\n")
     return bool(fixed)

@@ -338,14 +338,15 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     findings = [f for f in source_findings if f.rule in policy.rules]
     # the manifests with replica lists of their own: most have none (Strimzi's never do)
     assigned = [[m for m in targets.get("manifest", ()) if m.assignment] for _, targets in runs]
+    # the rules with something to check (PL122 judges only their suppressions)
     ran = {rule.code for rule in rules if rule.applies(policy.options[rule.code])}
     # the manifests with unknown values (template placeholders), and which
     blind = [[(m, u) for m in targets.get("manifest", ())
               if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]
     for rule in rules:
-        options = policy.options[rule.code]
-        if not rule.applies(options):
+        if rule.code not in ran:
             continue
+        options = policy.options[rule.code]
         for (ctx, targets), with_lists, unknown in zip(runs, assigned, blind):
             for kind in rule.targets:
                 checked = targets.get(kind, ()) if kind != "run" else (ctx,)

@@ -20,7 +20,6 @@ import io
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any
 
 from .model import Finding
 from .sources.document import ParseError, SourceFile
@@ -193,6 +192,3 @@ def _write(source: SourceFile, text: str) -> str | None:
         return f"cannot be written: {getattr(exc, 'strerror', None) or exc}"
     return None
 
-
-def summary(outcomes: list[Outcome]) -> Any:
-    return sum(o.fixed for o in outcomes), [o for o in outcomes if o.problem]

@@ -154,6 +154,17 @@ def judge(release: str, key: str, value: Any) -> tuple[str | None, Any]:
     return _judged(release, key, type(value), value)
 
 
+def parsed_config(release: str, config: dict) -> dict:
+    """A topic's config as Kafka parses it under ``release`` (values it refuses, and keys
+    that are no topic config, left out)."""
+    values = {}
+    for key, value in config.items():
+        value = judge(release, key, value)[1]
+        if value is not None:
+            values[key] = value
+    return values
+
+
 def as_text(value: Any) -> str:
     """A config value as Kafka receives it: Strimzi and the admin client send strings."""
     if isinstance(value, bool):

@@ -66,11 +66,7 @@ class InconsistentTopicConfigs(Rule):
                 continue  # nothing here can be idle
             release = ctx.kafka_release(target)
             specs = kafka_configs.table(release)
-            values = {}
-            for key, value in config.config.items():
-                problem, value = kafka_configs.judge(release, key, value)
-                if value is not None:
-                    values[key] = value
+            values = kafka_configs.parsed_config(release, config.config)
             for key, problem in _problems(values, broker, specs):
                 yield self.finding(self.say(topic=config.topic, problem=problem),
                                    at=config.value_at(key), topic=config.topic)

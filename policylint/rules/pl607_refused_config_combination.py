@@ -67,7 +67,7 @@ class RefusedConfigCombination(Rule):
                 continue
             release = ctx.kafka_release(target)
             profile = ctx.profile_for(target)
-            values = _parsed(release, config.config)
+            values = kafka_configs.parsed_config(release, config.config)
             for key, problem in _problems(values, release, profile):
                 yield self.finding(self.say(topic=config.topic, problem=problem),
                                    at=config.value_at(key), topic=config.topic)
@@ -77,7 +77,7 @@ class RefusedConfigCombination(Rule):
             release = ctx.kafka_release(new)
             if REMOTE not in old.config or not kafka_configs.at_least(release, "3.9"):
                 continue
-            before, after = _parsed(release, old.config), _parsed(release, new.config)
+            before, after = kafka_configs.parsed_config(release, old.config), kafka_configs.parsed_config(release, new.config)
             if before.get(REMOTE) and not after.get(REMOTE, False) \
                     and not after.get(DELETE_ON_DISABLE, False):
                 where = new.config_at(REMOTE) if REMOTE in new.config else new.where("config")
@@ -86,16 +86,6 @@ class RefusedConfigCombination(Rule):
                     f"{DELETE_ON_DISABLE}=true: Kafka refuses to disable remote storage "
                     f"without deleting the remote data (to keep it read-only, set "
                     f"{REMOTE}=true and {COPY_DISABLE}=true)")), at=where, topic=new.name)
-
-
-def _parsed(release: str, config: dict) -> dict:
-    """A topic's config as Kafka parses it (values it refuses are PL603's, left out)."""
-    values = {}
-    for key, value in config.items():
-        problem, value = kafka_configs.judge(release, key, value)
-        if value is not None:
-            values[key] = value
-    return values
 
 
 def _problems(values: dict, release: str, profile):

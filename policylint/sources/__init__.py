@@ -367,8 +367,8 @@ def declarations(documents: list[tuple[str, Document, Fields | None]], related: 
             build = builders[kind] = getattr(module, "changes", None) or module.topics
         try:
             made = build(doc, fields, related)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-            continue  # a shape its schema refused: the PL101 findings say why
+        except formats.REFUSED:
+            continue
         if made and isinstance(made[0], Change):
             changes += made
             found += [change.after for change in made if change.after is not None]

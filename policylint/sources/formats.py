@@ -52,6 +52,8 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
+#: what a format's builder raises on a shape its schema refused (the PL101 findings say why)
+REFUSED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 def is_placeholder(value: Any) -> bool:
@@ -109,17 +111,17 @@ class Fields:
             value = self.get(path + (key,))
             if type(value) is list:
                 value = joined(value)
-            result[key] = value if value is UNKNOWN or type(value) in _SCALARS else UNKNOWN
+            result[key] = value if value is UNKNOWN or type(value) in SCALARS else UNKNOWN
         return result
 
 
-_SCALARS = {str, int, float, bool, type(None)}
+SCALARS = {str, int, float, bool, type(None)}
 _COUNT = re.compile(r"-?[0-9]{1,9}")
 
 
 def joined(values: list) -> Any:
     """A list config value as Kafka receives it from the operators: comma-joined."""
-    if not all(type(v) in _SCALARS and v is not None for v in values):
+    if not all(type(v) in SCALARS and v is not None for v in values):
         return UNKNOWN  # its schema said so (PL101)
     return ",".join("true" if v is True else "false" if v is False else str(v) for v in values)
 

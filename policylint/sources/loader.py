@@ -84,8 +84,8 @@ def _profile(kind: str, doc: Document, fields: Fields, related: dict) -> list[Cl
     """A cluster resource's profile (none when what it needs broke its schema)."""
     try:
         profile = formats.format_of(kind).profile(doc, fields, related)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-        return []  # a shape its schema refused: the PL101 findings say why
+    except formats.REFUSED:
+        return []
     named = isinstance(profile.name, str) and profile.name and \
         isinstance(profile.namespace, (str, type(None)))
     return [profile] if named else []  # a cluster is known by its name

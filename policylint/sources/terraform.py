@@ -28,7 +28,7 @@ RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
 _TYPES = {"kafka_topic": "terraform-kafka-topic",
           "confluent_kafka_topic": "terraform-confluent-topic"}
 # where each provider keeps a topic's fields
-_FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
+FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
                            "partitions": "partitions", "config": "config"},
            "confluent_kafka_topic": {"name": "topic_name", "partitions": "partitions_count",
                                      "config": "config"}}
@@ -187,7 +187,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
 
 def _topic(doc: Document, fields: Fields, kind: str, address: str,
            each: tuple | None) -> TopicSpec | None:
-    names = _FIELDS[kind]
+    names = FIELDS[kind]
     paths = {field: ("values", attribute) for field, attribute in names.items()}
     paths.setdefault("rf", ("values",))
 
@@ -240,8 +240,7 @@ def _evaluate(value: Any, each: tuple | None) -> Any:
         if not isinstance(current, dict) or key not in current:
             return UNKNOWN
         current = current[key]
-    return UNKNOWN if isinstance(current, (dict, list)) and found.group(2) == "" and \
-        found.group(1) == "value" else current
+    return current  # a value of the wrong shape is refused where it is used
 
 
 def _instances(for_each: Any, doc: Document, related: dict) -> list[tuple] | None:

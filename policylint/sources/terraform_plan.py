@@ -14,8 +14,8 @@ from typing import Any
 from ..model import Change, TopicSpec
 from . import schemas
 from .document import Document
-from .formats import _SCALARS, UNKNOWN, Fields, declared
-from .terraform import _FIELDS
+from .formats import SCALARS, UNKNOWN, Fields, declared
+from .terraform import FIELDS
 
 KINDS = {"terraform-plan": "topics"}
 ORDER = 30
@@ -33,7 +33,7 @@ def schema(kind: str) -> dict:
 def _entries(doc: Document) -> list[tuple[int, dict]]:
     """(index, entry) of the topic resources' changes (data sources left out)."""
     return [(i, entry) for i, entry in enumerate(doc.data["resource_changes"])
-            if isinstance(entry, dict) and entry.get("type") in _FIELDS
+            if isinstance(entry, dict) and entry.get("type") in FIELDS
             and entry.get("mode", "managed") == "managed"
             and isinstance(entry.get("change"), dict)]
 
@@ -65,7 +65,7 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
     values = entry["change"].get(side)
     if not isinstance(values, dict):
         return None
-    names = _FIELDS[entry["type"]]
+    names = FIELDS[entry["type"]]
     at = ("resource_changes", i, "change", side)
     later = entry["change"].get("after_unknown") if side == "after" else None
     later = later if isinstance(later, dict) else {}
@@ -83,7 +83,7 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
     config = value("config")
     if isinstance(config, dict):
         config = fields.mapping(at + (names["config"],)) if fields.bad or any(
-            type(v) not in _SCALARS for v in config.values()) else config
+            type(v) not in SCALARS for v in config.values()) else config
     else:
         config = {}
     rf, partitions = value("rf"), value("partitions")
