@@ -127,8 +127,16 @@ def _check_depth(text: str) -> None:
                                      mark.line + 1, mark.column + 1)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as exc:
+        # libyaml >= 0.2.5 as PyYAML 6.0.3+ ships it stops at 1,000 levels on its own, ahead
+        # of the events this scan counts: that too is nesting beyond MAX_DEPTH
+        if "nesting depth" in str(exc.problem) and exc.problem_mark is not None:
+            mark = exc.problem_mark
+            raise ParseError(f"nesting is deeper than {MAX_DEPTH} levels",
+                             mark.line + 1, mark.column + 1) from None
         return  # load_yaml reports the syntax error with its position
+    except yaml.YAMLError:
+        return
 
 
 def _may_exceed_nodes(text: str) -> bool:
