@@ -18,10 +18,11 @@ from __future__ import annotations
 import difflib
 import io
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 
-from .model import Finding
+from .model import KEY, Finding, Fix, LineFix
 from .sources.document import ParseError, SourceFile
 
 
@@ -41,29 +42,38 @@ def apply(findings: list[Finding], write: bool) -> list[Outcome]:
         fix = finding.fix
         if fix is None or finding.suppressed:
             continue
-        source = fix.at[0].source
+        source = fix.source if isinstance(fix, LineFix) else fix.at[0].source
         if source.format == "yaml" and source.name != "-":
             by_source.setdefault(id(source), (source, []))[1].append(finding)
     return [_fixed(source, found, write) for source, found in by_source.values()]
 
 
 def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
-    from ruamel.yaml import YAML  # only for --fix and --diff
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 2**16  # never fold a long line
-    yaml.explicit_start = source.text.lstrip().startswith("---")
-    try:
-        documents = list(yaml.load_all(source.text))
-        lines = {_change(documents, finding) for finding in findings}
-        out = io.StringIO()
-        yaml.dump_all(documents, out)
-    except Exception as exc:  # ruamel's errors: policylint read the file, ruamel could not
-        return Outcome(source.name, 0, "", f"cannot be rewritten ({type(exc).__name__})")
-    text = out.getvalue()
-    if source.text.endswith("\n") is False and text.endswith("\n"):
-        text = text[:-1]
-    before, after = source.text.splitlines(True), text.splitlines(True)
+    as_lines = {id(f): _line_delete(f.fix) for f in findings if isinstance(f.fix, Fix)
+                and f.fix.action == "delete"}
+    line_fixes = [f.fix if isinstance(f.fix, LineFix) else as_lines.get(id(f))
+                  for f in findings]
+    edits = {fix.line: fix.text for fix in line_fixes if fix is not None}
+    structural = [f for f, fix in zip(findings, line_fixes) if fix is None]
+    text, lines = source.text, set(edits)
+    if structural:
+        try:
+            text, fixed_lines = _rewritten(source.text, structural)
+        except Exception as exc:  # ruamel's errors: policylint read the file, ruamel could not
+            return Outcome(source.name, 0, "", f"cannot be rewritten ({type(exc).__name__})")
+        lines |= fixed_lines
+    before = source.text.splitlines(True)
+    if edits:
+        edited = _edited(before, text.splitlines(True), edits)
+        if edited is None:
+            return Outcome(source.name, 0, "", "a suppression's line is also a fixed line: "
+                           "run --fix again")
+        deleted = [f.fix.at for f in findings if as_lines.get(id(f))]
+        problem = _same_values(source, text, "".join(edited), deleted)
+        if problem:
+            return Outcome(source.name, 0, "", problem)
+        text = "".join(edited)
+    after = text.splitlines(True)
     diff = "".join(difflib.unified_diff(before, after, f"a/{source.name}", f"b/{source.name}"))
     changed = _changed_lines(before, after)
     if not changed <= lines:
@@ -79,6 +89,73 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
         if problem:
             return Outcome(source.name, 0, diff, problem)
     return Outcome(source.name, len(findings), diff)
+
+
+def _line_delete(fix: Fix) -> LineFix | None:
+    """A deleted entry written on a line of its own, as the edit of that line: it goes,
+    and a comment at its end stays in its place (ruamel would drop it). None for an entry
+    of a flow mapping or one whose value takes more lines."""
+    doc, path = fix.at
+    key, value = doc.locate(path + (KEY,)), doc.locate(path)
+    lines = doc.source.text.splitlines()
+    if key is None or value is None or key[0] != value[0] or key[0] > len(lines):
+        return None
+    line, column = key
+    text = lines[line - 1]
+    indent = text[:column - 1]
+    if indent.strip() or text[value[1] - 1:value[1]] in ("|", ">", "&", "!", "[", "{", ""):
+        return None
+    following = lines[line] if line < len(lines) else ""
+    if following.strip() and not following.lstrip().startswith("#") \
+            and len(following) - len(following.lstrip()) > len(indent):
+        return None  # the value goes on (a plain scalar folded over lines)
+    rest = text[value[1] - 1:]
+    if rest[:1] in ("'", '"'):
+        close = re.search(r"'(?!')" if rest[0] == "'" else r'(?<!\\)"', rest[1:])
+        start = close.end() + 1 if close else len(rest)
+    else:
+        start = 0
+    comment = re.search(r"\s(#.*)$", rest[start:])
+    return LineFix(doc.source, line, indent + comment.group(1) if comment else None)
+
+
+def _rewritten(text: str, findings: list[Finding]) -> tuple[str, set[int]]:
+    """The text with the findings' structural fixes, through ruamel's round trip; the lines
+    of the entries they change."""
+    from ruamel.yaml import YAML  # only for --fix and --diff
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 2**16  # never fold a long line
+    yaml.explicit_start = text.lstrip().startswith("---")
+    documents = list(yaml.load_all(text))
+    lines = {_change(documents, finding) for finding in findings}
+    out = io.StringIO()
+    yaml.dump_all(documents, out)
+    fixed = out.getvalue()
+    if not text.endswith("\n") and fixed.endswith("\n"):
+        fixed = fixed[:-1]
+    return fixed, lines
+
+
+def _edited(before: list[str], after: list[str], edits: dict[int, str | None]) -> list[str] | None:
+    """``after`` (the lines of ``before`` as the structural fixes left them) with the line
+    edits made, each at the line of ``before`` it names; None when such a line changed."""
+    where = {}  # a line of before -> its index in after, for the lines left as they were
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, before, after,
+                                                       autojunk=False).get_opcodes():
+        if tag == "equal":
+            where.update({i1 + k + 1: j1 + k for k in range(i2 - i1)})
+    if not set(edits) <= set(where):
+        return None
+    out = list(after)
+    for line in sorted(edits, reverse=True):
+        index, text = where[line], edits[line]
+        if text is None:
+            del out[index]
+        else:
+            ending = out[index][len(out[index].rstrip("\r\n")):]
+            out[index] = text + ending
+    return out
 
 
 def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]:
@@ -101,7 +178,7 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
             after.insert(line - 1, f"{indent}# policylint: disable={','.join(sorted(lines[line]))}"
                                    f"{' ' + reason if reason else ''}\n")
         text = "".join(after)
-        problem = _same_values(source, text)
+        problem = _same_values(source, source.text, text)
         diff = "".join(difflib.unified_diff(before, after, f"a/{source.name}",
                                             f"b/{source.name}"))
         if problem is None and write:
@@ -111,14 +188,23 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
     return outcomes
 
 
-def _same_values(source: SourceFile, text: str) -> str | None:
-    """Why the new text does not read as the old one (None: it does)."""
+def _same_values(source: SourceFile, old_text: str, new_text: str,
+                 deleted: list = ()) -> str | None:
+    """Why ``new_text`` (comments added or removed, the ``deleted`` entries gone) does not
+    read as ``old_text`` (None: it does)."""
     from .sources.yamldoc import load_yaml
     try:
-        old = [d.data for d in load_yaml(source)]
-        new = [d.data for d in load_yaml(SourceFile(source.name, text, "yaml"))]
+        old = [d.data for d in load_yaml(SourceFile(source.name, old_text, "yaml"))]
+        new = [d.data for d in load_yaml(SourceFile(source.name, new_text, "yaml"))]
+        for doc, path in deleted:
+            node = old[doc.index]
+            for key in doc.prefix + path[:-1]:
+                node = node[key]
+            del node[path[-1]]
     except ParseError as exc:
-        return f"the text with comments would not parse: {exc.message}"
+        return f"the new text would not parse: {exc.message}"
+    except (KeyError, IndexError, TypeError):
+        return "an entry to delete is not where it was read: fix it by hand"
     return None if old == new else "a comment there would change a value (a block scalar)"
 
 

@@ -214,6 +214,14 @@ class Fix(NamedTuple):
     key: str | None = None  # the new key of a rename
 
 
+class LineFix(NamedTuple):
+    """What ``--fix`` changes to resolve a finding about a comment: line ``line`` of
+    ``source`` becomes ``text`` (``None``: the line goes, its line break with it)."""
+    source: Any
+    line: int
+    text: str | None
+
+
 @dataclass(slots=True)
 class Finding:
     rule: str
@@ -229,7 +237,7 @@ class Finding:
     suppressed: bool = False
     justification: str | None = None
     suppression: str | None = None  # SARIF's kind: "inSource" (comment, annotation), "external"
-    fix: Fix | None = None  # what --fix changes to resolve it, where the rule knows
+    fix: Fix | LineFix | None = None  # what --fix changes to resolve it, where known
 
     def locate(self) -> None:
         """Turns ``at`` into file, line and column."""

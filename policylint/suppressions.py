@@ -4,14 +4,17 @@ A finding is suppressed by a ``# policylint: disable=CODE reason`` comment on it
 the line above (YAML), by its manifest's ``policylint.io/disable`` annotation, or by a policy
 exemption. A comment or annotation that names no known rule, or that suppressed no finding
 of a rule that ran, is reported, as ruff's RUF100 does: a typo'd code silently suppresses
-nothing, and a stale one hides the next real finding.
+nothing, and a stale one hides the next real finding. Each such finding carries its fix:
+the code leaves the comment or annotation, and a suppression left naming nothing goes
+whole (a comment on a line of its own takes the line with it).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-from .model import Finding
+from .model import Finding, Fix, LineFix
+from .sources.document import DISABLE
 
 ANNOTATION = "policylint.io/disable"
 
@@ -54,19 +57,30 @@ class Suppressions:
             disables = source.disables()
             lines = source.text.splitlines() if disables else []
             for line, (codes, _) in sorted(disables.items()):
-                column = lines[line - 1].find("#") + 1 if line <= len(lines) else 1
-                for code in sorted(codes):
-                    problem = self._problem(code, rules, ran, (key, line, code))
+                text = lines[line - 1] if line <= len(lines) else ""
+                problems = {code: self._problem(code, rules, ran, (key, line, code))
+                            for code in sorted(codes)}
+                fix = LineFix(source, line, _comment_without(text, problems))
+                for code, problem in problems.items():
                     if problem:
                         finding = report.finding(f"# policylint: disable={code} {problem}")
-                        finding.file, finding.line, finding.column = source.name, line, column
+                        finding.file, finding.line = source.name, line
+                        finding.column = text.find("#") + 1
+                        finding.fix = fix
                         yield finding
         for doc in {id(doc): doc for doc in annotated}.values():
-            for code in sorted(_annotation(doc)):
-                problem = self._problem(code, rules, ran, (id(doc), code))
+            at = (doc, ("metadata", "annotations", ANNOTATION))
+            listed = doc.data["metadata"]["annotations"][ANNOTATION]
+            problems = {code: self._problem(code, rules, ran, (id(doc), code))
+                        for code in sorted(_annotation(doc))}
+            kept = ",".join(c.strip() for c in listed.split(",")
+                            if c.strip() and not problems[c.strip()])
+            fix = Fix("set", at, kept) if kept else Fix("delete", at)
+            for code, problem in problems.items():
                 if problem:
-                    yield report.finding(f"{ANNOTATION}: {code} {problem}",
-                                         at=(doc, ("metadata", "annotations", ANNOTATION)))
+                    finding = report.finding(f"{ANNOTATION}: {code} {problem}", at=at)
+                    finding.fix = fix
+                    yield finding
 
     def _problem(self, code: str, rules: dict[str, Any], ran: set[str], used: tuple) -> str:
         if code != "all" and code not in rules:
@@ -74,6 +88,18 @@ class Suppressions:
         if used not in self.used and (code == "all" or rules[code].code in ran):
             return "suppresses no finding in this run: remove it"
         return ""
+
+
+def _comment_without(text: str, problems: dict[str, str]) -> str | None:
+    """``text`` with the codes that have a problem taken out of its disable comment; the
+    comment goes when none is left, and the line when nothing else was on it (None)."""
+    match = DISABLE.search(text)
+    kept = [c.strip() for c in match.group(1).split(",") if c.strip() and not problems.get(
+        c.strip())]
+    if kept:
+        return text[:match.start(1)] + ",".join(kept) + text[match.end(1):]
+    head = text[:match.start()].rstrip()
+    return head if head.strip() else None
 
 
 def _annotation(doc: Any) -> set[str]:

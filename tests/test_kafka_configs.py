@@ -38,11 +38,16 @@ def test_removed_and_deprecated_keys():
     assert kc.removed_in("message.format.version", "4.0") == "4.0"
     assert kc.removed_in("message.format.version", "3.9") is None
     assert not kc.table("3.5")["message.timestamp.difference.max.ms"].get("deprecated")
+    # Kafka 4.0's upgrade notes: KIP-937 removes it, KIP-1030 raises segment.bytes' floor
+    assert kc.removed_in("message.timestamp.difference.max.ms", "4.2") == "4.0"
+    assert [kc.table(v)["segment.bytes"]["min"] for v in ("3.9", "4.0", "4.2")] == \
+        [14, 1048576, 1048576]
+    assert kc.table("4.1") == kc.table("4.0") == kc.table("4.2")
 
 
 @pytest.mark.parametrize("wanted, release", [
-    (None, "4.0"), ("3.7.1", "3.7"), ("4.1.0", "4.0"), ("2.8.0", "3.0"), (3.9, "3.9"),
-    ("3.9.0-IV1", "3.9"), ("latest", "4.0")])
+    (None, "4.2"), ("3.7.1", "3.7"), ("4.1.0", "4.1"), ("4.3.1", "4.2"), ("2.8.0", "3.0"),
+    (3.9, "3.9"), ("3.9.0-IV1", "3.9"), ("latest", "4.2")])
 def test_the_release_a_version_is_judged_by(wanted, release):
     assert kc.resolve(wanted) == release
 

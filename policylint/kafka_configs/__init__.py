@@ -206,6 +206,31 @@ def parsed(spec: dict, value: Any) -> Any:
     return as_text(value).strip()
 
 
+_YES, _NO = {"yes", "y", "on", "1"}, {"no", "n", "off", "0"}
+_WHOLE = re.compile(r"([+-]?\d[\d_]*)(?:\.0*)?")
+
+
+def respelled(spec: dict, value: Any) -> Any:
+    """``value`` written as Kafka parses it, where it means one thing Kafka refuses as
+    written: a YAML 1.1 boolean word (``"yes"``, ``off``) for a boolean, a whole number
+    written with a fraction or underscores (``2.0``, ``"1_000"``) for an integer. Of the
+    type it was written in (a string stays a string); None when there is no such value."""
+    kind, text = spec["type"], as_text(value).strip().lower()
+    if kind == "boolean" and not isinstance(value, bool):
+        word = True if text in _YES else False if text in _NO else None
+        if word is None:
+            return None
+        return as_text(word) if isinstance(value, str) else word
+    whole = _WHOLE.fullmatch(text) if kind in ("int", "long") and \
+        not isinstance(value, bool) else None
+    if whole is None:
+        return None
+    fixed = whole.group(1).replace("_", "")
+    if problem(spec, fixed) is not None or fixed == text:
+        return None
+    return fixed if isinstance(value, str) else int(fixed)
+
+
 def problem(spec: dict, value: Any) -> str | None:
     """Why Kafka refuses ``value`` for a key of ``spec`` (None: it accepts it)."""
     try:

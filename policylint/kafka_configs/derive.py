@@ -7,8 +7,10 @@ For each release tag (3.0.0 ... 3.8.0) it reads the topic-level ``ConfigDef`` of
 ``storage/.../LogConfig.java`` from 3.5), resolves each name through the constants of
 ``TopicConfig`` (and the other classes a name refers to), and records type, validator and
 whether ``TopicConfig`` marks the key ``@Deprecated``. ``--trunk-as`` names the version the
-repository's HEAD stands for (3.9 for a trunk cut after the 3.9 branch). Versions for which
-the repository has no source are given as deltas from ``kafka-configs.md`` (``DELTAS``).
+repository's HEAD stands for (3.9 for a trunk cut after the 3.9 branch). Releases for which
+no tagged source could be read are given as deltas (``DELTAS``) from Kafka's own upgrade
+notes and ``LogConfig.java`` at the commits named there; ``--deltas-only`` re-applies them
+to the shipped table without a Kafka checkout.
 Validators that are code rather than data (compression levels, the compression codecs)
 and defaults that are expressions are taken from ``KNOWN`` and ``DEFAULTS``, whose values
 are those of ``kafka-configs.md``.
@@ -26,8 +28,24 @@ TAGS = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0", "3.6.0", "3.7.0", 
 JAVA = "storage/src/main/java/org/apache/kafka/storage/internals/log/LogConfig.java"
 SCALA = "core/src/main/scala/kafka/log/LogConfig.scala"
 TOPIC_CONFIG = "clients/src/main/java/org/apache/kafka/common/config/TopicConfig.java"
-# versions after the repository's last source: (base version, keys removed, keys added)
-DELTAS = {"4.0": ("3.9", ["message.format.version"], [])}  # KIP-724
+# Releases after the last tag read: (base release, {key: None to remove it, or the fields of
+# its spec that change}). Sources: "Notable changes in 4.x.0" of docs/getting-started/upgrade.md
+# (apache/kafka, docs as of 4.3) and LogConfig.java at trunk commit 017deec6 (after 4.2).
+DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
+    "4.0": ("3.9", {
+        "message.format.version": None,  # KIP-724
+        "message.timestamp.difference.max.ms": None,  # KIP-937: deprecated in 3.6, removed
+        "segment.bytes": {"min": 1048576},  # KIP-1030: 14 bytes -> 1 MiB
+        "message.timestamp.after.max.ms": {"default": 3600000},  # KIP-1030: 1 hour
+        # a no-op since 4.0 ("deprecated for removal in 5.0", TopicConfig's javadoc)
+        "message.downconversion.enable": {"deprecated": True},
+    }),
+    # no topic-level config added, removed or validated differently
+    "4.1": ("4.0", {}),
+    # KIP-1161 makes LIST configs stricter, but cleanup.policy keeps accepting an empty
+    # list (infinite retention) and ignores repeats: its verdicts are 4.1's
+    "4.2": ("4.1", {}),
+}
 # validators that are code, not data: their rules as Kafka states them
 KNOWN = {
     "LegacyRecord.RECORD_OVERHEAD_V0": 14,
@@ -223,17 +241,34 @@ def configs_at(git: str, ref: str) -> dict[str, dict]:
     return dict(sorted(out.items()))
 
 
+def apply_deltas(versions: dict[str, dict]) -> None:
+    """Adds each release of ``DELTAS`` to ``versions``, built from its base release."""
+    for version, (base, changes) in DELTAS.items():
+        specs = {k: dict(v) for k, v in versions[base].items()}
+        for key, change in changes.items():
+            if change is None:
+                specs.pop(key)
+            else:
+                specs[key].update(change)
+        versions[version] = specs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kafka-git", required=True, help="an apache/kafka git directory")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--kafka-git", help="an apache/kafka git directory")
+    source.add_argument("--deltas-only", action="store_true",
+                        help="re-apply DELTAS to the shipped table's tagged releases")
     parser.add_argument("--trunk-as", default="3.9", help="the version HEAD stands for")
     parser.add_argument("--out", default=str(Path(__file__).with_name("topic_configs.json")))
     args = parser.parse_args()
-    versions = {tag.rsplit(".", 1)[0]: configs_at(args.kafka_git, tag) for tag in TAGS}
-    versions[args.trunk_as] = configs_at(args.kafka_git, "HEAD")
-    for version, (base, removed, added) in DELTAS.items():
-        versions[version] = {k: v for k, v in versions[base].items() if k not in removed}
-        versions[version].update({k: {"type": "string"} for k in added})
+    if args.deltas_only:
+        shipped = json.loads(Path(args.out).read_text())["versions"]
+        versions = {v: specs for v, specs in shipped.items() if v not in DELTAS}
+    else:
+        versions = {tag.rsplit(".", 1)[0]: configs_at(args.kafka_git, tag) for tag in TAGS}
+        versions[args.trunk_as] = configs_at(args.kafka_git, "HEAD")
+    apply_deltas(versions)
     Path(args.out).write_text(json.dumps(
         {"source": "Apache Kafka LogConfig/TopicConfig per release; see derive.py",
          "versions": versions}, indent=1, sort_keys=False) + "\n")

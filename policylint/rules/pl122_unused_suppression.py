@@ -11,6 +11,9 @@ class UnusedSuppression(Rule):
     out with `--select`/`--ignore`, or off in the policy, is not judged), at the comment or
     annotation. As ruff's RUF100.
 
+    `--fix` takes such codes out of the comment or annotation; one left naming nothing goes
+    whole, and a comment on a line of its own takes its line with it.
+
     ## Why is this bad?
     A typo'd suppression silently suppresses nothing, and the reviewer believes the finding
     was looked at. A suppression that outlived its finding hides the next real one on that

@@ -16,7 +16,10 @@ class InvalidTopicConfigValue(Rule):
     `"true"` are the same to Kafka).
 
     `--fix` respells the items of a list of valid values (`cleanup.policy: compactt`)
-    that have exactly one close valid value.
+    that have exactly one close valid value, a YAML boolean word as Kafka's boolean
+    (`preallocate: "yes"` -> `"true"`), and a whole number written with a fraction or
+    underscores as Kafka's integer (`max.message.bytes: 2097152.0` -> `2097152`); a string
+    stays a string.
 
     ## Why is this bad?
     Kafka refuses the whole config change: the topic keeps its old settings while the
@@ -49,22 +52,25 @@ class InvalidTopicConfigValue(Rule):
                              problem=problem, release=release),
                     at=config.value_at(key), topic=config.topic)
                 if not isinstance(target, Snapshot):
-                    finding.fix = _respelled(key, value, release, config)
+                    spec = kafka_configs.table(release)[key]
+                    fixed = _respelled_items(spec["subset"], value) if "subset" in spec \
+                        else kafka_configs.respelled(spec, value)
+                    if fixed is not None:
+                        finding.fix = Fix("set", config.value_at(key), fixed)
                 yield finding
 
 
-def _respelled(key: str, value, release: str, config):
+def _respelled_items(allowed: list[str], value) -> str | None:
     """A list of valid values (``cleanup.policy``) with each misspelt item replaced by its
     one close valid value; None when an item has no single one."""
-    allowed = kafka_configs.table(release)[key].get("subset")
-    if not allowed or not isinstance(value, str):
+    if not isinstance(value, str):
         return None
     items = [item.strip() for item in value.split(",")]
     fixed = [item if item in allowed else kafka_configs.only_match(item, allowed)
              for item in items]
     if None in fixed or fixed == items:
         return None
-    return Fix("set", config.value_at(key), ",".join(dict.fromkeys(fixed)))
+    return ",".join(dict.fromkeys(fixed))
 
 
 def _shown(value) -> str:

@@ -9,8 +9,10 @@ class RemovedTopicConfig(Rule):
     ## What it does
     Reports, at the key, a topic config that Kafka's `TopicConfig` marks deprecated in that
     version (a warning: `message.timestamp.difference.max.ms` from 3.6, replaced by
-    `message.timestamp.before.max.ms` / `.after.max.ms`), or that an earlier version had
-    and this one removed (an error: `message.format.version` on 4.0 and later, KIP-724).
+    `message.timestamp.before.max.ms` / `.after.max.ms`; `message.downconversion.enable`
+    from 4.0, where it does nothing), or that an earlier version had and this one removed
+    (an error: `message.format.version`, KIP-724, and
+    `message.timestamp.difference.max.ms`, KIP-937, on 4.0 and later).
 
     `--fix` removes a key the release removed (Kafka refuses it); a deprecated one is left.
 

@@ -16,7 +16,7 @@ class ParseError(Exception):
 
 
 
-_DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
+DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
 
 
 class SourceFile:
@@ -40,7 +40,7 @@ class SourceFile:
             self._disables = {}
             if self.format == "yaml" and "policylint:" in self.text:
                 for number, line in enumerate(self.text.splitlines(), 1):
-                    match = _DISABLE.search(line)
+                    match = DISABLE.search(line)
                     if match:
                         codes = {c.strip() for c in match.group(1).split(",") if c.strip()}
                         self._disables[number] = (codes, match.group(2).strip())
