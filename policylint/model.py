@@ -76,6 +76,9 @@ class TopicSpec:
     resource: tuple | None = None  # the manifest's own identity (kind, namespace, name)
     cluster: str | None = None  # the cluster the manifest names (Strimzi's label)
     namespace: str | None = None  # the namespace of the cluster it names
+    #: whether ``cluster`` is a reference that need not name a cluster of the run (a
+    #: Terraform provider alias): then the topic is placed as one that names none
+    cluster_by_reference: bool = False
     #: fields ("rf", "partitions") and config keys whose value is unknown (a template
     #: placeholder, a value that broke the format's schema): left out of the fields above
     unknown: frozenset = frozenset()

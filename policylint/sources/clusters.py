@@ -121,9 +121,10 @@ class Placement:
         clusters while it has some."""
         if spec.cluster is not None and self.clusters:
             named = [c for c in self.clusters if c.is_named(spec.cluster, spec.namespace)]
-            if not named:
+            if named:
+                return _nearest(named, spec.doc.source.name), None
+            if not spec.cluster_by_reference:
                 return None, spec.cluster
-            return _nearest(named, spec.doc.source.name), None
         return self.of_file(spec.doc.source.name), None
 
     def of_file(self, file: str) -> Cluster | None:

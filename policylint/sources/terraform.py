@@ -8,6 +8,11 @@ a literal map, over ``jsondecode(file("x.json"))``, or over a variable that a lo
 call feeds that way, makes one topic per key, with ``each.key`` and ``each.value.x``
 evaluated. Any other expression (a variable, a local, a function) is an unknown value.
 Each resource instance is one document, named by its address (``kafka_topic.orders["eu"]``).
+
+A topic names its cluster by its provider's alias (``provider = kafka.prod``: cluster
+``prod``), or by its ``kafka_cluster`` block: a literal id (``lkc-abc123``), or the label of
+the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster.basic.id``:
+cluster ``basic``). A name that is none of the run's clusters places it as if it named none.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ _EACH = re.compile(r"each\.(key|value)((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"
 _JSON_FILE = re.compile(r'jsondecode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"\s*\)\s*\)$')
 _VAR = re.compile(r"var\.([A-Za-z_][A-Za-z0-9_-]*)$")
 MAX_JSON = 16 * 2**20  # a topics file read for for_each: no larger
+_PROVIDER = re.compile(r"^\$\{kafka\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
+_CLUSTER_REF = re.compile(r"^\$\{confluent_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.id\}$")
 
 
 def detect(data: dict) -> str | None:
@@ -211,10 +218,27 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
                   else UNKNOWN for k, v in config.items()}
     spec = declared(doc, kind=f"Terraform {kind}", name=value("name"), paths=paths,
                     rf=_count(value("rf")), partitions=_count(value("partitions")),
-                    config=config, resource=("terraform", None, address), origin=address)
+                    config=config, resource=("terraform", None, address), origin=address,
+                    cluster=cluster_named(doc.data["values"]), cluster_by_reference=True)
     if spec is not None and unknown_config:
         spec.unknown = spec.unknown | {"config"}
     return spec
+
+
+def cluster_named(values: dict) -> str | None:
+    """The cluster a topic resource's attributes name: its kafka provider's alias, or its
+    Confluent ``kafka_cluster``'s id or the label of the cluster resource it refers to."""
+    provider = values.get("provider")
+    found = _PROVIDER.match(provider) if isinstance(provider, str) else None
+    if found:
+        return found.group(1)
+    block = values.get("kafka_cluster")
+    block = block[0] if isinstance(block, list) and block else block
+    ident = block.get("id") if isinstance(block, dict) else None
+    if not isinstance(ident, str) or not ident:
+        return None
+    found = _CLUSTER_REF.match(ident)
+    return found.group(1) if found else None if "${" in ident else ident
 
 
 def _count(value: Any) -> Any:

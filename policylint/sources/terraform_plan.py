@@ -15,7 +15,7 @@ from ..model import Change, TopicSpec
 from . import schemas
 from .document import Document
 from .formats import SCALARS, UNKNOWN, Fields, declared
-from .terraform import FIELDS
+from .terraform import FIELDS, cluster_named
 
 KINDS = {"terraform-plan": "topics"}
 ORDER = 30
@@ -92,4 +92,4 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
                     paths=paths, rf=rf if rf is UNKNOWN or type(rf) is int else None,
                     partitions=partitions if partitions is UNKNOWN or type(partitions) is int
                     else None, config=config, resource=("terraform", None, address),
-                    origin=address)
+                    origin=address, cluster=cluster_named(values), cluster_by_reference=True)
