@@ -166,6 +166,14 @@ def lint(
         None, "--write-baseline", metavar="FILE",
         help="Record today's findings in FILE, so that later runs with --baseline report only "
              "new ones; this run then exits 0."),
+    exclude: Optional[List[str]] = typer.Option(
+        None, "--exclude", metavar="PATTERN",
+        help="Leave out of directory walks the paths this .gitignore pattern matches "
+             "(repeatable; besides the policy's exclude: and what git ignores)."),
+    force_exclude: bool = typer.Option(
+        False, "--force-exclude",
+        help="Apply --exclude, exclude: and .gitignore to files named explicitly too (as a "
+             "pre-commit hook names them)."),
     stdin_filename: Optional[str] = typer.Option(
         None, "--stdin-filename", metavar="NAME",
         help="The name standard input (-) is shown and placed under (default: -), e.g. "
@@ -197,7 +205,8 @@ def lint(
                             policy=policy, select=_codes(select), ignore=_codes(ignore),
                             allow_rf_change=allow_rf_change, max_file_size=size, base=base,
                             keep=_KEPT, stdin_name=stdin_filename,
-                            baseline="" if write_baseline else baseline)
+                            baseline="" if write_baseline else baseline,
+                            exclude=exclude, force_exclude=force_exclude)
         result = linted()
         if diff:  # the fixes as a diff, nothing written
             raise typer.Exit(1 if _fixes(result, write=False) else 0)

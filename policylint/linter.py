@@ -18,21 +18,24 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
          base: str | None = None, today: dt.date | None = None,
          keep: list | None = None, stdin_name: str | None = None,
-         baseline: str | None = None) -> Result:
+         baseline: str | None = None, exclude: list[str] | None = None,
+         force_exclude: bool = False) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
     caller that ends its process without freeing it object by object (half a second for a
     million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown;
     ``baseline``: a baseline file (else the policy's; "": none), whose findings are left
-    out. Raises
+    out; ``exclude``: patterns directory walks leave out, besides the policy's and what git
+    ignores (``force_exclude``: named files too). Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
-    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters, stdin_name)
+    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters, stdin_name,
+                         chosen.exclude + list(exclude or []), force_exclude)
     if base is not None:
         from .sources import base_manifests
         from .sources.git import files_at

@@ -64,6 +64,7 @@ class Policy:
     kafka_version: str | None = None  # when the cluster does not say
     config_prefixes: list[str] = field(default_factory=list)  # vendor config keys allowed
     baseline: str | None = None  # a baseline file, resolved from the policy file's folder
+    exclude: list[str] = field(default_factory=list)  # .gitignore patterns walks leave out
 
     def enabled(self, rule: Rule) -> bool:
         return self.rules.get(rule.code, {}).get("enabled", True)
@@ -226,6 +227,7 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         _fail_on(Schema(schema).errors(settings, ("rules", key)), name, doc)
         policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
     policy.clusters.update(data.get("clusters") or {})
+    policy.exclude += data.get("exclude") or []
     if "kafka_version" in data:
         policy.kafka_version = str(data["kafka_version"])
     policy.config_prefixes += (data.get("configs") or {}).get("allow_prefixes", [])

@@ -76,10 +76,15 @@ Walked = tuple[str, str, bool]  # (path, display name, given explicitly)
 STDIN = "-"
 
 
-def walk(paths: list[str], stdin_name: str | None = None) -> Iterator[Walked]:
+def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (),
+         force_exclude: bool = False) -> Iterator[Walked]:
     """Every file of ``paths`` with its display name; directories are walked in sorted
-    order, skipping hidden directories and files that are not YAML or JSON (or their
-    templates). ``-`` is standard input, shown as ``stdin_name``."""
+    order, skipping hidden entries, files that are not YAML or JSON (or their templates),
+    what git ignores and what an ``exclude`` pattern matches (``ignore.Excluder``). A file
+    named explicitly is always read, unless ``force_exclude``. ``-`` is standard input,
+    shown as ``stdin_name``."""
+    from .ignore import Excluder
+    excluder = Excluder(exclude)
     seen: set[str] = set()
     for path in paths:
         if path == STDIN:
@@ -88,16 +93,19 @@ def walk(paths: list[str], stdin_name: str | None = None) -> Iterator[Walked]:
                 yield STDIN, display_name(stdin_name) if stdin_name else STDIN, True
         elif os.path.isdir(path):
             for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 # the directory's display name, made once for its files (an absolute path
                 # costs a relpath each)
                 shown = display_name(root)
                 prefix = "" if shown == "." else shown + "/"
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not
+                                 excluder.excluded(os.path.join(root, d), prefix + d, True))
                 for name in sorted(names):
-                    if name.endswith(EXTENSIONS) and not name.startswith("."):
+                    if name.endswith(EXTENSIONS) and not name.startswith(".") and not \
+                            excluder.excluded(os.path.join(root, name), prefix + name):
                         yield from _once(os.path.join(root, name), prefix + name, False, seen)
         elif os.path.lexists(path):  # a named file that cannot be read is a finding
-            yield from _once(path, display_name(path), True, seen)
+            if not (force_exclude and excluder.excluded(path, display_name(path))):
+                yield from _once(path, display_name(path), True, seen)
         else:
             raise InputError(f"{path}: no such file or directory")
 

@@ -19,12 +19,14 @@ from ..model import ClusterProfile, Snapshot, TopicSpec
 def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None = None,
                 max_size: int = DEFAULT_MAX_FILE_SIZE,
                 placement: dict[str, list[str]] | None = None,
-                stdin_name: str | None = None) -> Inputs:
+                stdin_name: str | None = None, exclude: list[str] = (),
+                force_exclude: bool = False) -> Inputs:
     """The model of a run's files, grouped by cluster (``Inputs.groups``), with the
     baseline. ``clusters``: the ``--cluster`` files; ``placement``: the policy's cluster
-    path globs. InputError for problems with the call itself (a missing path, a broken
-    context file, a plan no rule places)."""
-    files = list(walk(paths, stdin_name))
+    path globs; ``exclude``, ``force_exclude``: what walks leave out (``walk``).
+    InputError for problems with the call itself (a missing path, a broken context
+    file)."""
+    files = list(walk(paths, stdin_name, exclude, force_exclude))
     walked = {os.path.realpath(path) for path, _, _ in files} if clusters else set()
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
     parsed = parse_files(files, max_size)

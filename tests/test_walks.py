@@ -1,0 +1,72 @@
+"""Directory walks: what git ignores and what --exclude / exclude: name are left out; a file
+named explicitly is read unless --force-exclude."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from policylint.cli import app
+
+from conftest import write_files
+
+TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata: {name: NAME}
+spec: {replicas: 3, config: {min.insync.replicas: 3}}
+"""
+
+
+def linted(*args):
+    result = CliRunner().invoke(app, ["lint", *args, "--select", "PL302", "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    return sorted({f["file"] for f in json.loads(result.stdout)["findings"]})
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    files = {name: TOPIC.replace("NAME", name.replace("/", "-").replace(".yaml", ""))
+             for name in ("topics/orders.yaml", "build/gen.yaml", "node_modules/x/y.yaml",
+                          "topics/local.yaml", "topics/deep/keep.yaml", "topics/deep/drop.yaml",
+                          "generated/a.yaml")}
+    write_files(tmp_path, {**files, ".gitignore": "build/\nnode_modules\n*local.yaml\n",
+                           "topics/deep/.gitignore": "*.yaml\n!keep.yaml\n"})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".git" / "info").mkdir(exist_ok=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("generated/\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_walk_leaves_out_what_git_ignores(repo):
+    assert linted(".") == ["topics/deep/keep.yaml", "topics/orders.yaml"]
+
+
+def test_outside_a_work_tree_nothing_is_ignored(repo):
+    (repo / ".git" / "info" / "exclude").unlink()
+    subprocess.run(["rm", "-rf", str(repo / ".git")], check=True)
+    assert len(linted(".")) == 7
+
+
+def test_exclude_patterns_from_the_command_line_and_the_policy(repo):
+    assert linted(".", "--exclude", "topics/deep/") == ["topics/orders.yaml"]
+    (repo / ".policylint.yaml").write_text("exclude: ['orders.yaml']\n")
+    assert linted(".") == ["topics/deep/keep.yaml"]
+
+
+def test_a_named_file_is_read_unless_force_exclude(repo):
+    assert linted("build/gen.yaml", "topics/orders.yaml") == ["build/gen.yaml",
+                                                               "topics/orders.yaml"]
+    assert linted("build/gen.yaml", "topics/orders.yaml", "--force-exclude",
+                  "--exclude", "orders.yaml") == []
+
+
+def test_a_walk_that_imports_no_matcher_without_patterns(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC.replace("NAME", "t")})
+    code = ("import sys, os; os.chdir(sys.argv[1]); from policylint.linter import lint; "
+            "lint(['.']); print('pathspec' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "False"
