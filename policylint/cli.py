@@ -6,6 +6,7 @@ import gc
 import os
 import re
 import sys
+import time
 from contextlib import contextmanager
 from typing import Iterator, List, Optional
 
@@ -14,7 +15,8 @@ import typer
 from . import __version__
 
 app = typer.Typer(
-    name="policylint", no_args_is_help=True, add_completion=False,
+    name="policylint", no_args_is_help=True, add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False, rich_markup_mode=None,
     help="Policy-as-code linter for Kafka topic manifests, partition reassignment plans and "
          "cluster snapshots.\n\nExit status: 0 no finding at or above --fail-on, 1 findings, "
@@ -106,7 +108,7 @@ def lint(
                                           help="The current assignment JSON printed by "
                                                "kafka-reassign-partitions.sh: the baseline of "
                                                "PL201."),
-    policy: Optional[str] = typer.Option(None, "--policy", metavar="FILE",
+    policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
                                          help="Policy file (default: .policylint.yaml or "
                                               "[tool.policylint] in pyproject.toml, found "
                                               "upward from the working directory)."),
@@ -114,8 +116,9 @@ def lint(
                                        help="Diff mode: also compare topic manifests with the "
                                             "same topics at this git ref (PL202, PL206-PL208)."),
     fmt: Optional[str] = typer.Option(None, "--format", metavar="FORMAT",
-                                      help="text, json, sarif, github or markdown (default: "
-                                           "github when GITHUB_ACTIONS=true, else text)."),
+                                      help="text, concise, json, sarif, github, markdown, "
+                                           "junit, gitlab or checkstyle (default: github when "
+                                           "GITHUB_ACTIONS=true, else text)."),
     reports: Optional[List[str]] = typer.Option(None, "--report", metavar="FORMAT:FILE",
                                                 help="Also write the result in FORMAT to FILE "
                                                      "(repeatable), e.g. --report "
@@ -166,6 +169,14 @@ def lint(
         None, "--write-baseline", metavar="FILE",
         help="Record today's findings in FILE, so that later runs with --baseline report only "
              "new ones; this run then exits 0."),
+    statistics: bool = typer.Option(False, "--statistics",
+                                    help="Show how many findings each rule has, not the "
+                                         "findings."),
+    quiet: bool = typer.Option(False, "--quiet", "-q",
+                               help="Show only the findings: no summary (text, concise)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also say on standard error what the run read, which "
+                                      "policy and rules it used, and how long it took."),
     exclude: Optional[List[str]] = typer.Option(
         None, "--exclude", metavar="PATTERN",
         help="Leave out of directory walks the paths this .gitignore pattern matches "
@@ -199,6 +210,7 @@ def lint(
     if command_config and not bootstrap_server:
         _fail("--command-config goes with --bootstrap-server")
     from .linter import lint as run_lint
+    started = time.perf_counter()
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
         def linted():
             return run_lint(paths or ["."], cluster=captured or cluster, current=current,
@@ -223,7 +235,8 @@ def lint(
     with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
                     for report_fmt, file in extra]
-        output = render(fmt, result, color=use_color)
+        output = _statistics(result) if statistics else \
+            render(fmt, result, color=use_color, quiet=quiet)
     try:
         write_all(rendered)  # every report or none
     except OSError as exc:
@@ -231,6 +244,8 @@ def lint(
                      for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
         _fail(f"{spec}: {exc.strerror or exc}")
     sys.stdout.write(output)
+    if verbose:
+        _say_what_ran(result, policy, time.perf_counter() - started)
     if not result.files:
         sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
                          "snapshot found in " + " ".join(paths or ["."]) + "\n")
@@ -240,6 +255,29 @@ def lint(
                          f"baseline {write_baseline}\n")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+
+
+def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
+    from . import policy as policies
+    from .words import count
+    chosen = policies.load(policy)
+    ran = sorted({f.rule for f in result.findings})
+    sys.stderr.write(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
+                     f"skipped {len(result.skipped)}"
+                     + "".join(f"\npolicylint: skipped {name}: {why}"
+                               for name, why in result.skipped)
+                     + f"\npolicylint: findings from {', '.join(ran) or 'no rule'}; "
+                     f"{seconds:.2f} s\n")
+
+
+def _statistics(result) -> str:
+    """Findings counted by rule, most first (as ruff's --statistics)."""
+    from collections import Counter
+    counted = Counter((f.rule, f.name, f.severity) for f in result.findings if not f.suppressed)
+    rows = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+    width = len(str(max(counted.values(), default=0)))
+    return "".join(f"{n:>{width}}  {rule}  {severity:<7}  {name}\n"
+                   for (rule, name, severity), n in rows)
 
 
 def _left(outcomes: list, verb: str) -> list:
@@ -449,9 +487,18 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")
     typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n{doc}")
 
 
+def _click_style_completion(var: str = "_POLICYLINT_COMPLETE") -> None:
+    """Shell completion as Click documents it (``bash_source``, ``zsh_complete``) as well as
+    typer's own order (``source_bash``)."""
+    shell, _, instruction = os.environ.get(var, "").partition("_")
+    if instruction in ("source", "complete") and shell in ("bash", "zsh", "fish"):
+        os.environ[var] = f"{instruction}_{shell}"
+
+
 def run(argv: list[str] | None = None) -> int:
     """``policylint ARGV`` in this process; its exit status. Usage errors are one line, as
     every other error."""
+    _click_style_completion()
     try:
         code = app(argv, standalone_mode=False)
         return code if isinstance(code, int) else 0

@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .model import Ref
-from .registry import find
+from .model import KEY, Ref
+from .registry import all_rules, find
 from .rule import Rule
 from .schema import Schema, format_path
 from .sources import display_name
@@ -221,7 +221,8 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
     for key, settings in (data.get("rules") or {}).items():
         rule = find(key)
         if rule is None:
-            _fail(name, doc, ("rules", key), f"unknown rule '{key}' (see 'policylint rules')")
+            _fail(name, doc, ("rules", key), f"unknown rule '{key}'{_closest_rule(key)} (see "
+                  "'policylint rules')")
         schema = {"type": "object", "additionalProperties": False,
                   "properties": {**_SETTINGS, **rule.options_schema.get("properties", {})}}
         _fail_on(Schema(schema).errors(settings, ("rules", key)), name, doc)
@@ -239,7 +240,8 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         where = ("exemptions", i)
         rule = find(entry["rule"])
         if rule is None:
-            _fail(name, doc, where + ("rule",), f"unknown rule '{entry['rule']}'")
+            _fail(name, doc, where + ("rule",),
+                  f"unknown rule '{entry['rule']}'{_closest_rule(entry['rule'])}")
         expires = None
         if "expires" in entry:
             try:
@@ -251,6 +253,11 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
                                            None if doc is None else (doc, where)))
 
 
+def _closest_rule(word: Any) -> str:
+    from .schema import did_you_mean
+    return did_you_mean(word, [w for r in all_rules().values() for w in (r.code, r.name)])
+
+
 def _fail_on(errors: list, name: str, doc: Document | None) -> None:
     if errors:
         _fail(name, doc, *errors[0])
@@ -258,7 +265,8 @@ def _fail_on(errors: list, name: str, doc: Document | None) -> None:
 
 def _fail(name: str, doc: Document | None, path: tuple, message: str) -> None:
     where = ""
-    if doc is not None:
-        line, column = doc.locate(path) or (1, 1)
+    if doc is not None:  # an unknown key is located at itself, not at its value
+        at = path + (KEY,) if message.startswith(("unknown field", "unknown rule")) else path
+        line, column = doc.locate(at) or doc.locate(path) or (1, 1)
         where = f":{line}:{column}"
     raise PolicyError(f"policy {name}{where}: {format_path(path)}: {message}")

@@ -148,7 +148,10 @@ def check_selectors(selectors: list[str]) -> None:
     rules = all_rules().values()
     unknown = [s for s in selectors if not any(matches(r, [s]) for r in rules)]
     if unknown:
-        raise RegistryError(f"no rule matches {', '.join(unknown)} (see 'policylint rules')")
+        from .schema import did_you_mean
+        known = [word for r in rules for word in (r.code, r.name)]
+        raise RegistryError(f"no rule matches {', '.join(unknown)}"
+                            f"{did_you_mean(unknown[0], known)} (see 'policylint rules')")
 
 
 @lru_cache(maxsize=1)

@@ -328,8 +328,9 @@ def _worded(error: Any, path: Path) -> list[Error]:
     said as a whole (else as its first branch), a property name located at the name."""
     rule, schema, value = error.validator, error.schema, error.instance
     if rule == "additionalProperties" and schema.get("additionalProperties") is False:
-        known = set(schema.get("properties", {}))
-        return [(path + (k,), f"unknown field '{k}'") for k in value if k not in known]
+        known = list(schema.get("properties", {}))
+        return [(path + (k,), f"unknown field '{k}'{did_you_mean(k, known)}")
+                for k in value if k not in known]
     if rule == "anyOf":
         if schema.get("description"):
             return [(path, f"{describe(value)} is not {schema['description']}")]
@@ -391,6 +392,13 @@ def describe(value: Any) -> str:
     if type(value) in (dict, list):
         return kind
     return f"{kind} {text}".strip()
+
+
+def did_you_mean(word: Any, candidates: Any) -> str:
+    """``; did you mean 'x'?`` with the closest of the real candidates, or nothing."""
+    import difflib
+    close = difflib.get_close_matches(str(word), [str(c) for c in candidates], n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def format_path(path: Path) -> str:

@@ -1,8 +1,10 @@
 """The command line: output contract, exit codes, options."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -74,12 +76,13 @@ def test_json_contract(repo):
     assert out["summary"]["error"] == sum(f["severity"] == "error" for f in out["findings"])
 
 
-def test_text_output_grouped_with_summary(repo):
+def test_text_output_clickable_with_summary(repo):
     result = invoke("lint", ".")  # the snapshot is linted and is the cluster context
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert "plans/grow.json" in lines and "topics/orders.yaml" in lines
-    assert any("PL201 rf-change" in line and "changed from 3 to 4" in line for line in lines)
+    assert any(line.startswith("plans/grow.json:1:79: PL201 [error] ") and
+               "changed from 3 to 4" in line for line in lines)
+    assert any(line.startswith("topics/orders.yaml:6:33: PL302 [warning] ") for line in lines)
     assert lines[-1].startswith("Found ") and "in 3 files" in lines[-1]
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
 
@@ -167,3 +170,55 @@ def test_lean_imports_on_the_lint_path(repo):
                 for line in out.stderr.splitlines() if line.startswith("import time:")}
     assert "policylint" in imported and "yaml" in imported  # the report is read right
     assert not imported & {"jsonschema", "pyspark", "rich", "ruamel"}
+
+
+def test_config_is_the_policy_option_and_h_is_help(repo):
+    (repo / "p.yaml").write_text("rules: {PL302: {enabled: false}}\n")
+    result = invoke("lint", "topics", "--config", "p.yaml", "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["findings"] == []
+    assert invoke("lint", "-h").stdout == invoke("lint", "--help").stdout
+    assert "--exclude" in invoke("lint", "-h").stdout
+
+
+def test_statistics_and_quiet(repo):
+    result = invoke("lint", "plans", "topics", "--cluster", "clusters/prod.yaml", "--statistics")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == ["1  PL115  error    unknown-broker",
+                                          "1  PL201  error    rf-change",
+                                          "1  PL203  error    rf-exceeds-brokers",
+                                          "1  PL302  warning  min-isr-equals-rf"]
+    quiet = invoke("lint", "topics", "--format", "concise", "-q").stdout
+    assert quiet == ("topics/orders.yaml:6:33: PL302 [warning] topic orders: "
+                     "min.insync.replicas=3 equals the replication factor 3: one broker down "
+                     "blocks acks=all producers\n")
+
+
+SCRIPT = str(Path(sys.executable).parent / "policylint")  # completion is by the program's name
+
+
+@pytest.mark.parametrize("shell, first", [("bash", "_policylint_completion() {"),
+                                          ("zsh", "#compdef policylint")])
+def test_shell_completion_scripts(shell, first):
+    for style in (f"{shell}_source", f"source_{shell}"):  # Click's order and typer's
+        done = subprocess.run([SCRIPT], capture_output=True,
+                              text=True, env={**os.environ, "_POLICYLINT_COMPLETE": style})
+        assert first in done.stdout.splitlines()[:3], (style, done.stdout[:200], done.stderr)
+    done = subprocess.run([SCRIPT], capture_output=True, text=True,
+                          env={**os.environ, "_POLICYLINT_COMPLETE": "complete_bash",
+                               "COMP_WORDS": "policylint lint --exc", "COMP_CWORD": "2"})
+    assert done.stdout.split() == ["--exclude"]
+
+
+def test_mistakes_get_a_did_you_mean_from_real_candidates(repo):
+    result = invoke("lint", "topics", "--select", "rack-sprad")
+    assert result.exit_code == 2 and "did you mean 'rack-spread'?" in result.output
+    (repo / "p.yaml").write_text("# a policy\nrule:\n  PL301: {}\n")
+    result = invoke("lint", "topics", "--config", "p.yaml")
+    assert "policy p.yaml:2:1: rule: unknown field 'rule'; did you mean 'rules'?" in \
+        result.output  # at the key, not at its value on the line below
+    (repo / "p.yaml").write_text("rules:\n  PL3O1: {severity: error}\n")
+    assert "did you mean 'PL301'?" in invoke("lint", "topics", "--config", "p.yaml").output
+    result = subprocess.run([sys.executable, "-m", "policylint", "lint", "--verbose", "topics"],
+                            capture_output=True, text=True)
+    assert "No such option" not in result.stderr and "policylint: policy default; read 1 " \
+        "file" in result.stderr

@@ -21,7 +21,10 @@ from conftest import BUILT_IN
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
 SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
-SUFFIX = {"text": "txt", "json": "json", "sarif": "sarif", "github": "github", "markdown": "md"}
+SUFFIX = {"text": "txt", "json": "json", "sarif": "sarif", "github": "github", "markdown": "md",
+          "concise": "concise.txt", "junit": "junit.xml", "gitlab": "gitlab.json",
+          "checkstyle": "checkstyle.xml"}
+SCHEMAS = Path(__file__).parent / "data/schemas"
 
 
 @pytest.fixture
@@ -118,7 +121,7 @@ def test_github_format_is_the_default_in_github_actions(tmp_path, monkeypatch):
     out = CliRunner().invoke(app, ["lint", "p.json"], env={"GITHUB_ACTIONS": "true"}).stdout
     assert out.startswith("::error file=p.json,line=1,col=")
     out = CliRunner().invoke(app, ["lint", "p.json"], env={"GITHUB_ACTIONS": ""}).stdout
-    assert out.startswith("p.json\n")
+    assert out.startswith("p.json:1:")
 
 
 def test_report_files_are_written_besides_stdout(tmp_path, monkeypatch):
@@ -166,3 +169,68 @@ def test_every_output_names_the_skipped_files(tmp_path, monkeypatch):
     assert all(f"`{name}`" in markdown for name in skipped)
     text = render("text", result)
     assert "templates/topic.yaml (a template" in text
+
+
+HOSTILE = Result([Finding("PL301", "min-isr-exceeds-rf", "error", "a\x00b <&> \"q\" \udfb7 ✓",
+                          file="dir/ä <x>.yaml", line=2, column=1),
+                  Finding("PL302", "min-isr-equals-rf", "warning", "second", file="dir/ä <x>.yaml",
+                          line=9, column=3),
+                  Finding("PL120", "expired-exemption", "note", "policy note")], 1,
+                 {"PL201": 0})
+
+
+@pytest.mark.parametrize("result", ["examples", "hostile"])
+def test_junit_is_valid_for_jenkins_and_gitlab(result, examples, tmp_path, monkeypatch):
+    import xmlschema
+    monkeypatch.chdir(tmp_path)
+    chosen = examples if result == "examples" else HOSTILE
+    out = render("junit", chosen)
+    schema = xmlschema.XMLSchema(str(SCHEMAS / "jenkins-junit.xsd"))
+    schema.validate(out)
+    data = schema.to_dict(out)
+    cases = data["testsuite"][0]["testcase"]
+    active = [f for f in chosen.findings if not f.suppressed]
+    assert sum(len(c.get("failure", [])) for c in cases) == len(active)  # one a finding
+    assert len({c["@name"] for c in cases}) == len(cases)  # one a file
+
+
+@pytest.mark.parametrize("result", ["examples", "hostile"])
+def test_gitlab_code_quality_is_valid(result, examples, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    chosen = examples if result == "examples" else HOSTILE
+    issues = json.loads(render("gitlab", chosen))
+    jsonschema.validate(issues, json.loads((SCHEMAS / "gitlab-codequality.schema.json")
+                                           .read_text()))
+    assert len(issues) == len([f for f in chosen.findings if not f.suppressed])
+    assert len({i["fingerprint"] for i in issues}) == len(issues)  # GitLab needs them unique
+    assert {i["severity"] for i in issues} <= {"major", "minor", "info"}
+
+
+def test_checkstyle_parses_and_counts(tmp_path, monkeypatch):
+    from xml.etree import ElementTree as ET
+    monkeypatch.chdir(tmp_path)
+    root = ET.fromstring(render("checkstyle", HOSTILE).encode())
+    errors = root.findall("./file/error")
+    assert [e.get("source") for e in errors][:2] == ["policylint.PL301.min-isr-exceeds-rf",
+                                                    "policylint.PL302.min-isr-equals-rf"]
+    assert root.find("./file").get("name") == "dir/ä <x>.yaml"
+
+
+def test_concise_lines_are_clickable_and_never_wrapped(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    long = Finding("PL301", "min-isr-exceeds-rf", "error", "x " * 200 + "\nend", file="a.yaml",
+                   line=3, column=5)
+    lines = render("concise", Result([long], 1, {"PL201": 0}), quiet=True).splitlines()
+    assert lines == [f"a.yaml:3:5: PL301 [error] {'x ' * 200}end"]
+
+
+def test_text_shows_the_source_line_and_a_caret(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_text("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                     "metadata: {name: t}\nspec:\n  replicas: 2\n"
+                                     "  config: {min.insync.replicas: 3}\n")
+    out = render("text", lint(["t.yaml"], select=["PL301"]))
+    assert out.splitlines()[:4] == [
+        "t.yaml:6:33: PL301 [error] topic t: min.insync.replicas=3 > replication factor 2: "
+        "every acks=all produce will fail",
+        "   |", " 6 |   config: {min.insync.replicas: 3}", "   |                                 ^"]

@@ -1,8 +1,7 @@
-"""``--format text``: findings grouped by file, then a one-line summary."""
+"""``--format text``: each finding on a line of its own that editors turn into a link, its
+source line and a caret under it (as ruff's ``full``), then a summary."""
 
 from __future__ import annotations
-
-from itertools import groupby
 
 from ..words import count
 
@@ -26,24 +25,52 @@ UNKNOWN_VALUE = ("subject", "a value it needs is an unknown value (a template pl
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 
 
-def render(result, color: bool = False, **_) -> str:
+def render(result, color: bool = False, quiet: bool = False, **_) -> str:
+    """Each finding as ``path:line:col: CODE [severity] message`` (a line editors and
+    terminals turn into a link), then its source line with a caret under the column."""
     def paint(text: str, style: str) -> str:
         return f"\033[{_COLOURS[style]}m{text}\033[0m" if color else text
 
     lines: list[str] = []
-    for file, group in groupby(result.findings, key=lambda f: f.file):
-        lines.append(paint(file or "(policy)", "bold"))
-        for f in group:
-            where = f"{f.line}:{f.column}" if f.line is not None else "-"
-            if f.suppressed:  # dimmed and said so: it fails nothing
-                lines.append(paint(f"  {where:<9} suppressed {f.rule} {f.name}  {f.message}  "
-                                   f"[{f.severity}, {f.justification}]", "dim"))
-                continue
-            severity = paint(f"{f.severity:<7}", f.severity)
-            lines.append(f"  {where:<9} {severity} {f.rule} {paint(f.name, 'dim')}  "
-                         f"{f.message}")
+    for f in result.findings:
+        if f.suppressed:  # dimmed and said so: it fails nothing
+            lines.append(paint(f"{location(f)}: {f.rule} [suppressed] {f.message} "
+                               f"({f.severity}; {f.justification})", "dim"))
+            continue
+        lines.append(f"{paint(location(f), 'bold')}: {f.rule} "
+                     f"{paint(f'[{f.severity}]', f.severity)} {f.message}")
+        lines += [paint(line, "dim") if i != 2 else paint(line, f.severity)
+                  for i, line in enumerate(source_excerpt(f))]
+    if quiet:
+        return "\n".join(lines) + "\n" if lines else ""
+    if lines:
         lines.append("")
-    lines.append(summary_line(result))
+    lines += trailer(result)
+    return "\n".join(lines) + "\n"
+
+
+def location(f) -> str:
+    where = f.file or "(policy)"
+    return f"{where}:{f.line}:{f.column}" if f.line is not None else where
+
+
+def source_excerpt(f) -> list[str]:
+    """The finding's source line under a gutter with its number, and a caret under its
+    column; nothing where the line is not known (a plan's partition, a policy key)."""
+    doc = f.at[0] if f.at else None
+    text = doc.source.line(f.line) if doc is not None and f.line else None
+    if text is None:
+        return []
+    number = str(f.line)
+    pad = " " * len(number)
+    shown = text.expandtabs(1)[:200]
+    caret = " " * min(max((f.column or 1) - 1, 0), len(shown)) + "^"
+    return [f" {pad} |", f" {number} | {shown}", f" {pad} | {caret}"]
+
+
+def trailer(result) -> list[str]:
+    """The summary line, and what was skipped, baselined or could not be checked."""
+    lines = [summary_line(result)]
     if result.skipped:
         shown = ", ".join(f"{name} ({why})" for name, why in result.skipped[:5]) + (
             ", ..." if len(result.skipped) > 5 else "")
@@ -56,7 +83,7 @@ def render(result, color: bool = False, **_) -> str:
         if n:
             subject, why = _UNCHECKED.get(code, UNKNOWN_VALUE)
             lines.append(f"{code} could not be checked for {count(n, subject)}: {why}.")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def summary_line(result) -> str:

@@ -26,6 +26,13 @@ class SourceFile:
         self.name, self.text, self.format = name, text, fmt
         self._disables: dict[int, tuple[set[str], str]] | None = None
         self._templated: bool | None = None
+        self._lines: list[str] | None = None
+
+    def line(self, number: int) -> str | None:
+        """The text of a 1-based line (None beyond the end)."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines[number - 1] if 0 < number <= len(self._lines) else None
 
     def templated(self) -> bool:
         """Whether the text may hold template placeholders (``${``, ``{{``, ``{%``)."""
