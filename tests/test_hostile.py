@@ -212,3 +212,39 @@ def test_a_kafka_whose_annotations_break_its_schema_is_still_a_cluster(tmp_path)
     from policylint.linter import lint
     result = lint([str(tmp_path / "kafka.yaml")], select=["PL"])
     assert [f.rule for f in result.findings] == ["PL101"]
+
+
+PLAN = '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2]}]}'
+
+
+def test_13_a_current_file_with_an_integer_past_pythons_digit_limit(tmp_path, monkeypatch):
+    huge = "9" * 4399
+    write_files(tmp_path, {"plan.json": PLAN, "current.txt":
+                           "Current partition replica assignment\n"
+                           '{"version":1,"partitions":[{"topic":"t","partition":0,'
+                           f'"replicas":[{huge}]}}]}}\n'})
+    code, _, err = run(tmp_path, monkeypatch, "plan.json", "--current", "current.txt")
+    assert code == 2 and err.startswith("policylint: error: current.txt:2:") and \
+        "4399 digits" in err
+    code, out, _ = run(tmp_path, monkeypatch, "current.txt", "--format", "json")
+    assert code == 1 and located(out) == [("current.txt", 2, 67)]
+
+
+def test_14_integral_floats_the_typed_model_cannot_hold(tmp_path, monkeypatch):
+    snapshot = '{"kind": "ClusterSnapshot", "version": 1.0, "cluster": "c", "brokers": [{"id": 1}]}'
+    write_files(tmp_path, {"plan.json": PLAN, "c.json": snapshot})
+    code, _, err = run(tmp_path, monkeypatch, "plan.json", "--cluster", "c.json")
+    assert code == 2 and err.startswith("policylint: error: c.json:1:40: version: expected int")
+    code, out, _ = run(tmp_path, monkeypatch, "c.json", "plan.json", "--format", "json")
+    assert code == 1 and located(out, "PL101") == [("c.json", 1, 40)]
+
+
+@pytest.mark.parametrize("target", ["out", "."])
+def test_15_a_report_that_names_a_directory_leaves_no_temporary_file(tmp_path, monkeypatch,
+                                                                       target):
+    inside = tmp_path / "work"
+    write_files(inside, {"plan.json": PLAN})
+    (inside / "out").mkdir()
+    code, _, err = run(inside, monkeypatch, "plan.json", "--report", f"json:{target}")
+    assert code == 2 and err.strip().endswith(f"--report json:{target}: Is a directory")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["out", "plan.json", "work"]

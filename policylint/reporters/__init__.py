@@ -3,6 +3,8 @@ the ``policylint.reporters`` entry point group (the built-in ones too)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +64,9 @@ def write_all(reports: list[tuple[str, str]]) -> None:
     import tempfile
     umask = os.umask(0)  # read it: a report is created as any file the user writes
     os.umask(umask)
+    for path, _ in reports:  # before anything is written: no temporary file to leave
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     written: list[tuple[str, str]] = []
     try:
         for path, text in reports:
@@ -75,9 +80,15 @@ def write_all(reports: list[tuple[str, str]]) -> None:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 out.write(text)
             os.chmod(tmp, 0o666 & ~umask)
-    except BaseException:
+        while written:
+            tmp, path = written[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                exc.filename = path
+                raise
+            written.pop(0)
+    finally:  # whatever went wrong, no temporary file stays behind
         for tmp, _ in written:
-            os.unlink(tmp)
-        raise
-    for tmp, path in written:
-        os.replace(tmp, path)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

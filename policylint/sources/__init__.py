@@ -302,9 +302,19 @@ def validate(kind: str, doc: Document) -> list:
     import msgspec
     try:
         doc.typed = schema.convert(doc.data)
-    except msgspec.ValidationError:
-        return schema.explain(doc.data)
+    except msgspec.ValidationError as exc:
+        # what JSON Schema lets pass and the typed model cannot hold (1.0 for an integer,
+        # an integer beyond 64 bits) is said as msgspec says it, at its path
+        return schema.explain(doc.data) or [_typed_error(str(exc))]
     return []
+
+
+def _typed_error(message: str) -> tuple[tuple, str]:
+    """msgspec's "Expected `int`, got `float` - at `$.topics[0].name`" as (path, message)."""
+    text, _, at = message.partition(" - at `$")
+    path = tuple(int(index) if index else key for key, index in
+                 re.findall(r"\.([^.\[`]+)|\[(\d+)\]", at.rstrip("`")))
+    return path, text.replace("`", "").replace("Expected", "expected", 1)
 
 
 Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explicitly, documents)

@@ -54,6 +54,11 @@ def is_tool_output(text: str) -> bool:
     return _HEADINGS.search(text, 0, 4096) is not None
 
 
+# finds where a JSON part ends, its values unread (load_json reads them, huge integers as
+# the findings they are)
+_SCAN = json.JSONDecoder(parse_int=lambda _: 0, parse_float=lambda _: 0.0)
+
+
 def tool_output(source: SourceFile) -> list[Document]:
     """Each JSON part of the tool's printed output, the current assignment with the role
     "current". A part is the JSON that starts on the first line beginning with ``{`` after
@@ -66,7 +71,7 @@ def tool_output(source: SourceFile) -> list[Document]:
             continue
         begin = text.index("{", start.start())
         try:
-            _, end = json.JSONDecoder().raw_decode(text, begin)
+            _, end = _SCAN.raw_decode(text, begin)
         except json.JSONDecodeError as exc:
             raise ParseError(f"invalid JSON after {heading.group(1)!r}: {exc.msg}",
                              exc.lineno, exc.colno) from None
