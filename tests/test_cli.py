@@ -222,3 +222,13 @@ def test_mistakes_get_a_did_you_mean_from_real_candidates(repo):
                             capture_output=True, text=True)
     assert "No such option" not in result.stderr and "policylint: policy default; read 1 " \
         "file" in result.stderr
+
+
+def test_a_cluster_file_that_is_no_cluster_is_exit_2_naming_what_it_is(repo):
+    for paths in (["topics"], ["plans"]):  # among the linted files, and not
+        result = invoke("lint", *paths, "--cluster", "topics/orders.yaml")
+        assert result.exit_code == 2
+        assert "--cluster topics/orders.yaml: holds topic declarations, not a cluster" in \
+            result.output
+    result = invoke("lint", "topics", "--cluster", "plans/grow.json")
+    assert result.exit_code == 2 and "holds a reassignment plan, not a cluster" in result.output

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
-               formats, load, parse_context, parse_files, snapshot, source_finding, strimzi,
-               walk)
+               formats, kind_of, load, parse_context, parse_files, snapshot, source_finding,
+               strimzi, walk)
 from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
 from .document import Document
@@ -27,9 +27,14 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
     InputError for problems with the call itself (a missing path, a broken context
     file)."""
     files = list(walk(paths, stdin_name, exclude, force_exclude))
+    given = {os.path.realpath(c) for c in clusters}
     walked = {os.path.realpath(path) for path, _, _ in files} if clusters else set()
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
     parsed = parse_files(files, max_size)
+    for (path, _, _), (name, _, docs) in zip(files, parsed):  # --cluster files linted too
+        if given and os.path.realpath(path) in given:
+            _check_cluster_file(name, [] if isinstance(docs, Exception) else
+                                [(kind_of(d), d) for d in docs])
     inputs = load(parsed)
     found = [(str(c), context_documents(str(c), parse_context(str(c), max_size)))
              for c in context]
@@ -47,9 +52,7 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
     their recognised documents), and the profiles of the linted cluster resources; PL119
     and PL121 findings about the linted ones."""
     for name, kinds in found:
-        if not any(formats.role(kind) in ("snapshot", "cluster") for kind, _ in kinds):
-            raise InputError(f"--cluster {name}: no ClusterSnapshot or Kafka cluster resource "
-                             "in it")
+        _check_cluster_file(name, kinds)
     context = [(kind, doc) for _, kinds in found for kind, doc in kinds]
     pools = inputs.related["nodepool"] + [doc for kind, doc in context
                                           if formats.role(kind) == "nodepool"]
@@ -80,6 +83,19 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
                 "that need it are unchecked for its topics; lint its node pools with it",
                 doc.source.name, at=(doc, ("metadata", "name"))))
     return clusters, profiles
+
+
+def _check_cluster_file(name: str, kinds: list[tuple[str | None, Document]]) -> None:
+    """InputError naming what a --cluster file is, when it describes no cluster."""
+    roles = [formats.role(kind) for kind, _ in kinds]
+    if "snapshot" in roles or "cluster" in roles:
+        return
+    what = sorted({formats.role(kind) or "unrecognised" for kind, _ in kinds})
+    said = {"topics": "topic declarations", "plan": "a reassignment plan",
+            "unrecognised": "no document policylint reads"}
+    found = ", ".join(said.get(w, f"a {w} document") for w in what) or "nothing"
+    raise InputError(f"--cluster {name}: holds {found}, not a cluster: give a "
+                     "ClusterSnapshot, a cluster profile or a Kafka cluster resource")
 
 
 def _profile(kind: str, doc: Document, fields: Fields, related: dict) -> list[ClusterProfile]:
