@@ -482,9 +482,9 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")
         found = find(rule)
     if found is None:
         _fail(f"no rule {rule!r} (see 'policylint rules')")
-    import inspect
-    doc = inspect.cleandoc(type(found).__doc__ or "")
-    typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n{doc}")
+    uri = found.help_uri()
+    typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n"
+               f"{found.documentation()}" + (f"\n\nOnline: {uri}" if uri else ""))
 
 
 def _click_style_completion(var: str = "_POLICYLINT_COMPLETE") -> None:

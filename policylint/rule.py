@@ -44,6 +44,7 @@ from typing import Any, ClassVar, Iterator
 from .model import Finding, Ref
 
 TARGETS = ("manifest", "plan", "snapshot", "profile", "run")
+DOCS = "https://github.com/policylint/policylint/blob/main/docs/rules"  # a page per rule
 SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters")
 
 
@@ -72,6 +73,9 @@ class Rule:
     #: the config keys without which ``check`` has nothing to say of a manifest: set, only
     #: manifests that set one of them are passed to it (10,000 manifests, a few with them)
     config_keys: ClassVar[frozenset[str] | None] = None
+    #: where the rule's documentation is published (SARIF's ``helpUri``, ``explain``); a
+    #: built-in rule's is its page in docs/rules, made from its docstring
+    url: ClassVar[str | None] = None
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())
@@ -93,6 +97,18 @@ class Rule:
     def finding(self, message: str, at: Ref | None = None, topic: str | None = None,
                 partition: int | None = None) -> Finding:
         return Finding(self.code, self.name, self.severity, message, at, topic, partition)
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The docstring, dedented: the rule's documentation."""
+        import inspect
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def help_uri(cls) -> str | None:
+        if cls.url is None and cls.__module__.startswith("policylint.rules."):
+            return f"{DOCS}/{cls.code}.md"
+        return cls.url
 
     @classmethod
     def summary(cls) -> str:

@@ -55,3 +55,15 @@ def test_the_platform_policy_example_passes_its_topic_and_flags_the_others(monke
     assert lint(["examples/platform"], **run).findings == []
     codes = {f.rule for f in lint(["examples/gitops"], **run).findings}
     assert {"PL701", "PL703", "PL704", "PL705", "PL706"} <= codes
+
+
+def test_each_built_in_rule_has_its_page_in_step_with_its_docstring():
+    """docs/rules is generated: python -m policylint.rule_pages docs/rules"""
+    from policylint.rule_pages import built_in, page
+    folder = Path(__file__).parent.parent / "docs" / "rules"
+    rules = built_in()
+    assert len(rules) >= 60
+    for rule in rules:
+        assert (folder / f"{rule.code}.md").read_text() == page(rule), rule.code
+        assert rule.help_uri().endswith(f"/docs/rules/{rule.code}.md")
+    assert sorted(p.stem for p in folder.glob("PL*.md")) == [r.code for r in rules]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 from .. import __version__
 from ..baseline import fingerprints
 from . import repo_relative, to_json
@@ -12,12 +10,14 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _rule(rule, severity: str) -> dict:
-    doc = inspect.cleandoc(type(rule).__doc__ or "")
+    doc = rule.documentation()
+    uri = rule.help_uri()
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": _section(doc, "What it does") or rule.summary()},
+        **({"helpUri": uri} if uri else {}),
         "help": {"text": doc, "markdown": doc},
         "defaultConfiguration": {"level": severity},  # policylint's severities are SARIF levels
         "properties": {"tags": ["kafka"]},
