@@ -55,13 +55,14 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
                   for f in findings]
     edits = {fix.line: fix.text for fix in line_fixes if fix is not None}
     structural = [f for f, fix in zip(findings, line_fixes) if fix is None]
-    text, lines = source.text, set(edits)
+    text, lines, applied = source.text, set(edits), len(findings) - len(structural)
     if structural:
         try:
             text, fixed_lines = _rewritten(source.text, structural)
         except Exception as exc:  # ruamel's errors: policylint read the file, ruamel could not
             return Outcome(source.name, 0, "", f"cannot be rewritten ({type(exc).__name__})")
-        lines |= fixed_lines
+        lines |= set(fixed_lines)
+        applied += len(fixed_lines)
     before = source.text.splitlines(True)
     if edits:
         edited = _edited(before, text.splitlines(True), edits)
@@ -88,7 +89,7 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
         problem = _write(source, text)
         if problem:
             return Outcome(source.name, 0, diff, problem)
-    return Outcome(source.name, len(findings), diff)
+    return Outcome(source.name, applied, diff)
 
 
 def _line_delete(fix: Fix) -> LineFix | None:
@@ -119,22 +120,22 @@ def _line_delete(fix: Fix) -> LineFix | None:
     return LineFix(doc.source, line, indent + comment.group(1) if comment else None)
 
 
-def _rewritten(text: str, findings: list[Finding]) -> tuple[str, set[int]]:
-    """The text with the findings' structural fixes, through ruamel's round trip; the lines
-    of the entries they change."""
+def _rewritten(text: str, findings: list[Finding]) -> tuple[str, list[int]]:
+    """The text with the findings' structural fixes, through ruamel's round trip; the line
+    of the entry each fix that applies changes."""
     from ruamel.yaml import YAML  # only for --fix and --diff
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 2**16  # never fold a long line
     yaml.explicit_start = text.lstrip().startswith("---")
     documents = list(yaml.load_all(text))
-    lines = {_change(documents, finding) for finding in findings}
+    changed = [_change(documents, finding) for finding in findings]
     out = io.StringIO()
     yaml.dump_all(documents, out)
     fixed = out.getvalue()
     if not text.endswith("\n") and fixed.endswith("\n"):
         fixed = fixed[:-1]
-    return fixed, lines
+    return fixed, [line for line in changed if line is not None]
 
 
 def _edited(before: list[str], after: list[str], edits: dict[int, str | None]) -> list[str] | None:
@@ -208,8 +209,9 @@ def _same_values(source: SourceFile, old_text: str, new_text: str,
     return None if old == new else "a comment there would change a value (a block scalar)"
 
 
-def _change(documents: list, finding: Finding) -> int:
-    """Applies one fix to the documents; the 1-based line of the entry it changes."""
+def _change(documents: list, finding: Finding) -> int | None:
+    """Applies one fix to the documents; the 1-based line of the entry it changes (None: it
+    does not apply, a rename onto a key the mapping has: left for the user)."""
     from ruamel.yaml.scalarstring import ScalarString
     fix = finding.fix
     doc, path = fix.at
@@ -230,6 +232,8 @@ def _change(documents: list, finding: Finding) -> int:
     elif fix.action == "set":
         node[key] = value
     elif fix.action == "rename":
+        if fix.key in node:  # two keys for one setting: which value is meant is the user's
+            return None
         position = list(node).index(key)
         comment = node.ca.items.pop(key, None)
         del node[key]

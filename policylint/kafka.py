@@ -1,4 +1,4 @@
-"""Kafka semantics: the terms of RULES.md (effective minISR, current RF, topic RF, racks),
+"""Kafka semantics: the terms of the rule catalogue (effective minISR, current RF, topic RF, racks),
 as pure functions of the model. Rules and engine views read them; they know no file format
 and no engine."""
 

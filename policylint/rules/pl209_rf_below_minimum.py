@@ -6,7 +6,7 @@ from ..rule import Rule
 
 
 class RfBelowMinimum(Rule):
-    """A topic's replication factor is below the minimum (1, by default).
+    """A topic's replication factor is below the minimum (2 by default).
 
     ## What it does
     Reports a topic whose replication factor is below the option `min` (default 2) while
