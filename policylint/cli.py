@@ -332,7 +332,21 @@ def _captured(bootstrap: Optional[str], command_config: Optional[str]) -> Iterat
         yield [path]
 
 
+def _bootstrap(text: str) -> str:
+    """``--bootstrap-server`` checked before anything is imported or connected: a
+    comma-separated list of HOST:PORT (``[::1]:9092`` for IPv6), ports 1-65535."""
+    for server in text.split(","):
+        host, sep, port = server.strip().rpartition(":")
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or \
+                any(c.isspace() for c in host):
+            _fail(f"--bootstrap-server {text!r}: {server.strip()!r} is not HOST:PORT (a port "
+                  "from 1 to 65535), e.g. localhost:9092")
+    return text
+
+
 def _capture(bootstrap: str, command_config: Optional[str], **options) -> dict:
+    _bootstrap(bootstrap)
     try:
         from .capture import read_cluster
     except ImportError:

@@ -2,6 +2,8 @@
 single test broker cannot play. (tests/test_capture_broker.py runs it against a broker.)"""
 
 import json
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import pytest
@@ -243,3 +245,29 @@ def test_capture_options_that_do_not_fit_are_one_line(args, reason):
     with contextlib.redirect_stderr(err):
         assert run(args) == 2
     assert reason in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+@pytest.mark.parametrize("server", ["localhost:9092x", "localhost", ":9092", "k:0", "k:70000",
+                                    "k:9092,bad"])
+def test_a_bootstrap_server_that_is_no_host_and_port_is_a_usage_error(server):
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "policylint", "snapshot",
+                           "--bootstrap-server", server], capture_output=True, text=True)
+    assert done.returncode == 2 and "is not HOST:PORT" in done.stderr
+    assert "| kafka" not in done.stderr  # refused before the client is imported
+
+
+def test_a_refused_or_unknown_address_fails_before_the_client_waits():
+    """The probe answers for a refused port and an unresolvable name before the admin
+    client, which would wait the whole --timeout, is built."""
+    import socket
+    from policylint.capture.client import reachable
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for server, reason in ((f"127.0.0.1:{port}", "refused"), ("no-such-host.invalid:9092", "")):
+        with pytest.raises(CaptureError, match=f"cannot reach the cluster at {server}.*{reason}"):
+            reachable(server, 5)
+    with socket.socket() as listening:  # one address of the list answers: on to the client
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        reachable(f"127.0.0.1:{port},127.0.0.1:{listening.getsockname()[1]}", 5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 from typing import Any
 
 from . import CaptureError
@@ -121,6 +122,7 @@ def connect(bootstrap: str, properties: dict[str, str], timeout_ms: int,
     from kafka.errors import KafkaError
 
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose else logging.CRITICAL)
+    reachable(bootstrap, min(timeout_ms / 1000, PROBE_SECONDS))
     config = {"request_timeout_ms": timeout_ms, "bootstrap_timeout_ms": timeout_ms,
               **settings(properties)}
     try:
@@ -128,6 +130,24 @@ def connect(bootstrap: str, properties: dict[str, str], timeout_ms: int,
                                 client_id=config.pop("client_id", "policylint"), **config)
     except KafkaError as exc:
         raise CaptureError(explain(exc, bootstrap, timeout_ms)) from None
+
+
+PROBE_SECONDS = 5.0  # a refused or unresolvable address says so at once, not after --timeout
+
+
+def reachable(bootstrap: str, seconds: float) -> None:
+    """CaptureError at once when no bootstrap address takes a TCP connection: a refused
+    port or a name that does not resolve is no reason to wait the whole timeout."""
+    reasons = []
+    for server in bootstrap.split(","):
+        host, _, port = server.strip().rpartition(":")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+            return
+        except OSError as exc:
+            reasons.append(f"{server.strip()}: {getattr(exc, 'strerror', None) or exc}")
+    raise CaptureError(f"cannot reach the cluster at {bootstrap} ({'; '.join(reasons)}): is "
+                       "it up, and is this its listener's address?")
 
 
 def explain(exc: Exception, bootstrap: str, timeout_ms: int) -> str:
