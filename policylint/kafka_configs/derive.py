@@ -30,7 +30,8 @@ SCALA = "core/src/main/scala/kafka/log/LogConfig.scala"
 TOPIC_CONFIG = "clients/src/main/java/org/apache/kafka/common/config/TopicConfig.java"
 # Releases after the last tag read: (base release, {key: None to remove it, or the fields of
 # its spec that change}). Sources: "Notable changes in 4.x.0" of docs/getting-started/upgrade.md
-# (apache/kafka, docs as of 4.3) and LogConfig.java at trunk commit 017deec6 (after 4.2).
+# (apache/kafka commit 1471a798, docs as of 4.3), LogConfig.java at trunk commit 017deec6
+# (after 4.2) and TopicConfig's javadoc of 4.1 and 4.2.
 DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.0": ("3.9", {
         "message.format.version": None,  # KIP-724

@@ -20,7 +20,8 @@ class InconsistentTopicConfigs(Rule):
     - compaction settings (`min.compaction.lag.ms`, `max.compaction.lag.ms`,
       `min.cleanable.dirty.ratio`, `delete.retention.ms`) without `compact` in the effective
       `cleanup.policy` (the topic's, else the cluster's `log.cleanup.policy`, else `delete`);
-    - `retention.ms` / `.bytes` on a compact-only topic (retention deletes only with
+    - `retention.ms` / `.bytes` on a topic whose policy is `compact` alone or empty (Kafka
+      4.2 documents an empty policy as infinite retention; retention deletes only with
       `delete` in the policy);
     - `local.retention.ms` / `.bytes` without `remote.storage.enable=true`;
     - a `compression.<codec>.level` for another codec than `compression.type`.
@@ -61,7 +62,7 @@ class InconsistentTopicConfigs(Rule):
         default_policy = broker.get("log.cleanup.policy", "delete")
         for config in ctx.topic_configs(target):
             keys = config.config
-            if INVOLVED.isdisjoint(keys) and (RETENTION_SET.isdisjoint(keys) or "compact" not in
+            if INVOLVED.isdisjoint(keys) and (RETENTION_SET.isdisjoint(keys) or "delete" in
                                               str(keys.get("cleanup.policy", default_policy))):
                 continue  # nothing here can be idle
             release = ctx.kafka_release(target)
@@ -85,11 +86,12 @@ def _problems(values: dict, broker: dict, specs: dict):
             if key in values:
                 yield key, (f"{key} has no effect: cleanup.policy is {said} (compaction "
                             "is off)")
-    if policy == ["compact"]:
+    if "delete" not in policy:  # compact alone, or empty: nothing removes old records
+        said = "compact" if policy == ["compact"] else "empty (records are kept forever)"
         for key in RETENTION:
             if key in values:
-                yield key, (f"{key} has no effect: cleanup.policy is compact (only delete "
-                            "removes records by age or size)")
+                yield key, (f"{key} has no effect: cleanup.policy is {said}; only delete "
+                            "removes records by age or size")
     if not values.get("remote.storage.enable", False):
         for key in LOCAL:
             if key in values and values[key] != -2:  # -2: the same as retention
