@@ -199,7 +199,7 @@ def test_sasl_plain_and_scram_properties_as_kafka_tools_read_them(tmp_path, modu
      "Krb5LoginModule is not supported"),
     ("sasl.jaas.config=garbage password=hunter2\n", "not a JAAS login module line"),
     ("security.protocol=SSLL\n", "security.protocol must be one of"),
-    ("sasl.mechanism=OAUTHBEARER\n", "sasl.mechanism must be one of"),
+    ("sasl.mechanism=OAUTHBEAR\n", "sasl.mechanism must be one of"),
     ("request.timeout.ms=soon\n", "must be a number"),
     ("bootstrap.servers=x\nfoo.bar=hunter2\n", "not supported: bootstrap.servers, foo.bar"),
 ])

@@ -22,10 +22,15 @@ _PLAIN = {"client.id": ("client_id", str), "request.timeout.ms": ("request_timeo
           "sasl.kerberos.service.name": ("sasl_kerberos_service_name", str),
           "ssl.key.password": ("ssl_password", str)}
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI")
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM")
 #: read by Kafka's tools but with no bearing on an admin read here: accepted, not used
 _UNUSED = {"default.api.timeout.ms", "ssl.truststore.password", "ssl.keystore.password",
-           "ssl.protocol", "ssl.enabled.protocols", "sasl.login.class", "client.dns.lookup"}
+           "ssl.protocol", "ssl.enabled.protocols", "sasl.login.class", "client.dns.lookup",
+           "sasl.client.callback.handler.class", "sasl.login.connect.timeout.ms",
+           "sasl.oauthbearer.scope.claim.name", "sasl.oauthbearer.sub.claim.name"}
+#: OAUTHBEARER settings, read where the token provider is made (oauth.provider)
+_OAUTH = {"sasl.login.callback.handler.class", "sasl.oauthbearer.token.endpoint.url",
+          "sasl.login.read.timeout.ms"}
 _JAAS = re.compile(r'\s*(\S+)\s+(required|optional|requisite|sufficient)((?:\s+[\w.]+\s*=\s*'
                    r'(?:"(?:[^"\\]|\\.)*"|[^\s;]+))*)\s*;?\s*')
 _OPTION = re.compile(r'([\w.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))')
@@ -58,11 +63,12 @@ def _split(line: str) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else (line, "")
 
 
-def settings(properties: dict[str, str]) -> dict[str, Any]:
+def settings(properties: dict[str, str], bootstrap: str = "") -> dict[str, Any]:
     """kafka-python settings from Kafka client properties. CaptureError names an unsupported
     property or value (never a value itself: it may be a secret)."""
     out: dict[str, Any] = {}
     unknown = []
+    module, options = "", {}
     for key, value in properties.items():
         if key in _PLAIN:
             name, kind = _PLAIN[key]
@@ -71,7 +77,7 @@ def settings(properties: dict[str, str]) -> dict[str, Any]:
             except ValueError:
                 raise CaptureError(f"--command-config: {key} must be a number") from None
         elif key == "sasl.jaas.config":
-            out.update(_jaas(value))
+            module, options = _jaas(value)
         elif key in ("ssl.truststore.location", "ssl.keystore.location"):
             out["ssl_cafile" if "truststore" in key else "ssl_certfile"] = value
         elif key in ("ssl.truststore.type", "ssl.keystore.type"):
@@ -82,7 +88,7 @@ def settings(properties: dict[str, str]) -> dict[str, Any]:
                     f"and set {key}=PEM")
         elif key == "ssl.endpoint.identification.algorithm":
             out["ssl_check_hostname"] = value.strip().lower() == "https"
-        elif key not in _UNUSED:
+        elif key not in _UNUSED and key not in _OAUTH:
             unknown.append(key)
     if unknown:
         raise CaptureError(f"--command-config: not supported: {', '.join(sorted(unknown))}")
@@ -92,27 +98,52 @@ def settings(properties: dict[str, str]) -> dict[str, Any]:
     if "sasl_mechanism" in out and out["sasl_mechanism"] not in MECHANISMS:
         raise CaptureError(f"--command-config: sasl.mechanism must be one of "
                            f"{', '.join(MECHANISMS)}")
+    out.update(_login(out.get("sasl_mechanism", ""), module, options, properties, bootstrap))
     if "ssl_certfile" in out:
         out["ssl_keyfile"] = out["ssl_certfile"]  # a PEM key store holds the key too
     return out
 
 
-def _jaas(value: str) -> dict[str, str]:
-    """Username and password of a PLAIN or SCRAM ``sasl.jaas.config``."""
+def _jaas(value: str) -> tuple[str, dict[str, str]]:
+    """The login module of a ``sasl.jaas.config`` line and its options."""
     match = _JAAS.fullmatch(value)
     if not match:
         raise CaptureError("--command-config: sasl.jaas.config is not a JAAS login module "
                            "line (LoginModule required username=\"...\" password=\"...\";)")
     module = match.group(1).rsplit(".", 1)[-1]
-    if module not in ("PlainLoginModule", "ScramLoginModule"):
+    if module not in _MODULES:
         raise CaptureError(f"--command-config: sasl.jaas.config: {module} is not supported "
-                           "(PlainLoginModule and ScramLoginModule are)")
-    options = {m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
-               for m in _OPTION.finditer(match.group(3))}
-    if "username" not in options or "password" not in options:
-        raise CaptureError("--command-config: sasl.jaas.config needs username and password")
-    return {"sasl_plain_username": options["username"],
-            "sasl_plain_password": options["password"]}
+                           f"({', '.join(sorted(_MODULES))} are)")
+    return module, {m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
+                    for m in _OPTION.finditer(match.group(3))}
+
+
+#: the JAAS login modules a capture can log in with, and the mechanisms they go with
+_MODULES = {"PlainLoginModule": ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"),
+            "ScramLoginModule": ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"),
+            "OAuthBearerLoginModule": ("OAUTHBEARER",), "IAMLoginModule": ("AWS_MSK_IAM",)}
+
+
+def _login(mechanism: str, module: str, options: dict[str, str], properties: dict[str, str],
+           bootstrap: str) -> dict[str, Any]:
+    """kafka-python's settings for the SASL login a JAAS module and a mechanism ask for."""
+    if mechanism == "OAUTHBEARER":
+        if module != "OAuthBearerLoginModule":
+            raise CaptureError("--command-config: sasl.mechanism=OAUTHBEARER needs "
+                               "sasl.jaas.config with OAuthBearerLoginModule")
+        from .oauth import provider
+        return {"sasl_oauth_token_provider": provider(
+            properties.get("sasl.login.callback.handler.class", ""), options, properties,
+            bootstrap)}
+    if module and mechanism and mechanism not in _MODULES[module]:
+        raise CaptureError(f"--command-config: sasl.jaas.config: {module} does not log in "
+                           f"with sasl.mechanism={mechanism}")
+    if module in ("PlainLoginModule", "ScramLoginModule"):
+        if "username" not in options or "password" not in options:
+            raise CaptureError("--command-config: sasl.jaas.config needs username and password")
+        return {"sasl_plain_username": options["username"],
+                "sasl_plain_password": options["password"]}
+    return {}
 
 
 def connect(bootstrap: str, properties: dict[str, str], timeout_ms: int,
@@ -124,7 +155,9 @@ def connect(bootstrap: str, properties: dict[str, str], timeout_ms: int,
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose else logging.CRITICAL)
     reachable(bootstrap, min(timeout_ms / 1000, PROBE_SECONDS))
     config = {"request_timeout_ms": timeout_ms, "bootstrap_timeout_ms": timeout_ms,
-              **settings(properties)}
+              **settings(properties, bootstrap)}
+    if "sasl_oauth_token_provider" in config:  # a token endpoint's refusal, said in one line
+        config["sasl_oauth_token_provider"].token()
     try:
         return KafkaAdminClient(bootstrap_servers=bootstrap.split(","),
                                 client_id=config.pop("client_id", "policylint"), **config)
