@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from hostile import case, check  # noqa: E402
 
-KINDS = ("documents", "policy", "command")
+KINDS = ("documents", "policy", "command", "surface")
 
 
 def main() -> None:
@@ -29,7 +29,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument("--cases", type=int, default=0, help="stop after this many (0: time)")
     parser.add_argument("--memory", type=int, default=4096, help="address space cap, MiB")
+    parser.add_argument("--seconds", type=int, default=10,
+                        help="a case taking longer breaks the contract")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="the families to run")
     args = parser.parse_args()
+    kinds = args.kinds.split(",")
     # a case that allocates without bound fails here as a MemoryError, not the machine
     limit = args.memory * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -37,11 +41,11 @@ def main() -> None:
     ran, problems = Counter(), []
     seed = args.seed
     while time.monotonic() < deadline and (not args.cases or sum(ran.values()) < args.cases):
-        kind = KINDS[seed % len(KINDS)]
+        kind = kinds[seed % len(kinds)]
         written, argv = case(random.Random(seed), kind)
         root = Path(tempfile.mkdtemp(prefix="policylint-fuzz-"))
         try:
-            problem = check(root, written, argv)
+            problem = check(root, written, argv, args.seconds)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         ran[kind] += 1

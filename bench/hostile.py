@@ -5,6 +5,7 @@ budget) and by ``bench/fuzz.py`` (a campaign of a given length)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -225,9 +226,127 @@ def command(rng: random.Random, names: list[str]) -> list[str]:
     return args + rng.sample(names, rng.randrange(len(names) + 1))
 
 
+FIXABLE = ["retention.msx: 1000", "log.retention.ms: 86400000", "log.retention.minutes: 60",
+           "cleanup.policy: Compact", "cleanup.policy: delete,delete", "cleanup.policy: [compact]",
+           "message.format.version: 2.8", "unclean.leader.election.enable: yes",
+           "segment.bytes: 1_073_741_824", "retention.ms: 1.0e3", "min.insync.replicas: 5",
+           "leader.replication.throttled.replicas: '*'", "min.insync.replicas: &m 2",
+           "retention.bytes: *m", "segment.ms: !!str 60000", "max.message.bytes: 0x100000",
+           "'retention.ms': 1000  # kept", "{flow: style}: 1", "retention.ms: \"\\ud800\""]
+COMMENTS = ["# policylint: disable=PL3O1", "# policylint: disable=PL601 legacy", "# just a note",
+            "# policylint: disable=", "# policylint: disable=PL601,PL999", "#\u00e9\u6f22"]
+
+
+def fixable(rng: random.Random) -> str:
+    """A Strimzi topic with what --fix and --add-noqa rewrite, among comments, anchors, flow
+    style, odd line endings and documents that are not topics."""
+    config = [f"    {rng.choice(FIXABLE)}" + (f"  {rng.choice(COMMENTS)}" if rng.random() < 0.3
+                                              else "") for _ in range(rng.randrange(1, 5))]
+    if rng.random() < 0.2:
+        config = ["    " + "{" + ", ".join(c.strip().split("  #")[0] for c in config) + "}"]
+    doc = ["apiVersion: kafka.strimzi.io/v1beta2", "kind: KafkaTopic",
+           f"metadata: {{name: {rng.choice(['t', 'orders', value(rng)])}, labels: "
+           "{strimzi.io/cluster: c}" + rng.choice(["", ", annotations: {policylint.io/disable: "
+                                                   "PL3O1}"]) + "}",
+           f"spec:  {rng.choice(COMMENTS)}", f"  replicas: {rng.choice(['3', '1', value(rng)])}",
+           "  partitions: 3", "  config:", *config]
+    for _ in range(rng.randrange(3)):
+        doc.insert(rng.randrange(len(doc) + 1), rng.choice(COMMENTS))
+    text = "\n".join(doc) + "\n"
+    if rng.random() < 0.3:
+        text = rng.choice(["---\n", "%YAML 1.2\n---\n", "\ufeff"]) + text + \
+            rng.choice(["---\n" + manifest(rng), "...\n", "---\n"])
+    if rng.random() < 0.15:
+        text = text.replace("\n", rng.choice(["\r\n", "\r"]))
+    if rng.random() < 0.1:
+        text = text[:rng.randrange(len(text) + 1)]
+    return text
+
+
+BASELINES = ["", "{}", "[]", "null", '{"format": "policylint-baseline"}', "\ufeff{}",
+             '{"format": "policylint-baseline", "version": 1, "findings": [{"fingerprint": 1}]}',
+             '{"format": "policylint-baseline", "version": 1, "findings": [{"fingerprint": '
+             '"x:1"}]}', '{"version": "2.1.0", "runs": []}', "[" * 10000, '"\\ud800"']
+NAMES = ["out.json", "r\u00e9sultat.xml", "\u6f22\u5b57.sarif", "a b.txt", "-", "x/y.json",
+         ".", "..", "m0.yaml", "\U0001f680.json", "nul\u0000l", "line\nbreak", "r" * 300]
+UNICODE = ["", "legacy", "r\u00e9sum\u00e9", "\u6f22", "\U0001f680", "a\nb", "#", "\"'",
+           "\ud800", "x" * 2000, "--fix", "policylint: disable=PL301"]
+
+
+class Endless(io.RawIOBase):
+    """Standard input that never ends (a producer that never closes the pipe)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = (b"kind: KafkaTopic\n" * 4096)[:len(buffer)]
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+class Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+def stdin(rng: random.Random) -> io.TextIOBase:
+    roll = rng.random()
+    if roll < 0.15:
+        return io.TextIOWrapper(io.BufferedReader(Endless()))
+    if roll < 0.25:
+        return Terminal(io.BytesIO(b"kind: KafkaTopic\n"))
+    data = rng.choice([b"", b"\x00\xff\xfe", fixable(rng).encode("utf-8", "surrogatepass"),
+                       plan(rng).encode("utf-8", "surrogatepass"),
+                       bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))])
+    return io.TextIOWrapper(io.BytesIO(data))
+
+
+def surface(rng: random.Random, written: dict) -> list[str]:
+    """A command line on one of the surfaces beyond reading: --fix/--diff/--add-noqa,
+    baselines, every reporter to any path, standard input. May add files to ``written``."""
+    for i in range(rng.randrange(1, 4)):
+        written[f"f{i}.yaml"] = fixable(rng)
+    names = sorted(written)
+    args = ["lint", "--select", rng.choice(["PL", "PL1,PL3,PL6", "PL122,PL601,PL603"])]
+    roll = rng.random()
+    if roll < 0.35:
+        args += rng.choice([["--fix"], ["--diff"], ["--fix", "--diff"], ["--add-noqa"],
+                            ["--add-noqa", "--reason", rng.choice(UNICODE)],
+                            ["--fix", "--add-noqa"]])
+    elif roll < 0.55:
+        written["base.json"] = rng.choice(BASELINES) if rng.random() < 0.8 else \
+            bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
+        args += rng.choice([["--baseline", "base.json"], ["--write-baseline", "base.json"],
+                            ["--write-baseline", rng.choice(NAMES)],
+                            ["--baseline", "base.json", "--write-baseline", "new.json"],
+                            ["--baseline", "missing.json"], ["--baseline", "."]])
+    elif roll < 0.8:
+        formats = ["text", "concise", "json", "sarif", "github", "markdown", "junit", "gitlab",
+                   "checkstyle"]
+        args += ["--format", rng.choice(formats)]
+        for _ in range(rng.randrange(3)):
+            args += ["--report", f"{rng.choice(formats)}:{rng.choice(NAMES)}"]
+        if rng.random() < 0.3:
+            args += rng.choice([["--statistics"], ["-q"], ["-v"], ["--exit-zero"]])
+    else:
+        written["<stdin>"] = stdin(rng)
+        names.append("-")
+        if rng.random() < 0.6:
+            args += ["--stdin-filename", rng.choice(NAMES + ["t.yaml", "p.json", "x.tf"])]
+        if rng.random() < 0.4:
+            args += ["--max-file-size", rng.choice(["1K", "64K", "1M"])]
+        if rng.random() < 0.2:
+            args.append("--fix")
+    return args + rng.sample(names, rng.randrange(1, len(names) + 1))
+
+
 def case(rng: random.Random, kind: str) -> tuple[dict, list[str]]:
-    """(files, command line) of one case of ``kind``: documents, policy or command."""
+    """(files, command line) of one case of ``kind``: documents, policy, command or surface
+    (a file named ``<stdin>`` is what standard input reads)."""
     written = files(rng)
+    if kind == "surface":
+        return written, surface(rng, written)
     names = sorted(written)
     if kind == "documents":
         return written, ["lint", "--select", "PL", "--format",
@@ -247,21 +366,26 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
     import contextlib
     import io
 
+    import sys
+
     from policylint.cli import run
+    written = dict(written)
+    stream = written.pop("<stdin>", None) or io.TextIOWrapper(io.BytesIO(b""))
     for name, content in written.items():
         path = root / name
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", errors="surrogatepass")
-    before = set(os.listdir(root))
+    before = {name: (root / name).read_bytes() for name in os.listdir(root)}
 
     def alarm(*_):
         raise Hang()
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
-    cwd = os.getcwd()
+    cwd, real_stdin = os.getcwd(), sys.stdin
     os.chdir(root)
+    sys.stdin = stream
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -274,19 +398,46 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
         os.chdir(cwd)
+        sys.stdin = real_stdin
     stdout, stderr = out.getvalue(), err.getvalue()
     if code not in (0, 1, 2):
         return f"exit {code}"
     if "internal error" in stderr or "Traceback" in stdout + stderr:
         return f"internal error: {stderr.strip()[:300]}"
+    now = set(os.listdir(root))
+    changed = sorted(n for n in before if n in now and (root / n).is_file()
+                     and (root / n).read_bytes() != before[n])
     if code == 2:
         if len(stderr.splitlines()) != 1:
             return f"exit 2 without a one-line reason: {stderr[:300]!r}"
-        if set(os.listdir(root)) - before:
-            return f"exit 2 but wrote {sorted(set(os.listdir(root)) - before)}"
-    elif args.count("--format") == 1 and args[args.index("--format") + 1:][:1] == ["json"]:
+        if now - set(before) or changed:
+            return f"exit 2 but wrote {sorted(now - set(before)) + changed}"
+    asked = {a.split(":", 1)[-1].split("/")[0] for a in args if ":" in a} | \
+        {args[i + 1].split("/")[0] for i, a in enumerate(args[:-1]) if a == "--write-baseline"}
+    if now - set(before) - asked:
+        return f"left files it was not asked for: {sorted(now - set(before) - asked)}"
+    for name in changed:
+        if "--fix" not in args and "--add-noqa" not in args and name not in asked:
+            return f"wrote {name} unasked"
+        if name not in asked and not _reads_back(before[name], (root / name).read_bytes()):
+            return f"--fix wrote {name}, which no longer parses"
+    if code != 2 and args.count("--format") == 1 and args[args.index("--format") + 1:][:1] == ["json"]:
         try:
             json.loads(stdout)
         except ValueError:
             return "--format json printed no JSON"
     return None
+
+
+def _reads_back(old: bytes, new: bytes) -> bool:
+    """A rewritten YAML file parses whenever the original did."""
+    import yaml
+    try:
+        list(yaml.safe_load_all(old))
+    except Exception:
+        return True
+    try:
+        list(yaml.safe_load_all(new))
+        return True
+    except Exception:
+        return False

@@ -8,7 +8,6 @@ elsewhere in a file do not make it new. Findings with one identity are numbered 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from typing import Callable, Iterable
@@ -26,6 +25,7 @@ def identity(finding: Finding, uri: str | None) -> str:
     """What stays of a finding across commits: no line, column or list position."""
     keys = [k for k in (finding.at[1] if finding.at else ()) if isinstance(k, str)]
     data = [finding.rule, uri, finding.topic, finding.partition, keys]
+    import hashlib  # here: the error class above is imported by every run, a baseline rarely
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:32]
 
 

@@ -31,8 +31,18 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _is_utf8(text: str) -> bool:
+    """False for a command-line argument with bytes that are not UTF-8 (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def _one_line(message: str) -> str:
-    return " ".join(message.split())
+    """One line, with any control character a name held shown escaped."""
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], " ".join(message.split()))
 
 
 @contextmanager
@@ -191,7 +201,7 @@ def lint(
              "clusters/prod/rendered.yaml."),
 ) -> None:
     """Lint topic declarations, reassignment plans and cluster snapshots."""
-    from .reporters import render, write_all
+    from .reporters import render
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt not in _formats():
@@ -201,6 +211,8 @@ def lint(
         _fail(f"--fail-on must be one of {', '.join(FAIL_ON)} or never, not {fail_on!r}")
     if exit_zero:
         fail_on = "never"
+    if not reason.isprintable() or not _is_utf8(reason):
+        _fail("--reason must be one line of printable UTF-8 text")
     try:
         size = _size(max_file_size)
     except typer.BadParameter as exc:
@@ -209,6 +221,9 @@ def lint(
         _fail("give --cluster or --bootstrap-server, not both")
     if command_config and not bootstrap_server:
         _fail("--command-config goes with --bootstrap-server")
+    if write_baseline:
+        extra.append(("", write_baseline))
+    _check_targets(extra)
     from .linter import lint as run_lint
     started = time.perf_counter()
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
@@ -229,20 +244,14 @@ def lint(
     if write_baseline:
         from .baseline import document
         from .reporters import repo_relative
-        extra.append(("", write_baseline))
         baseline_text = document(result.findings, repo_relative)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
         rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
                     for report_fmt, file in extra]
-        output = _statistics(result) if statistics else \
+        output = _statistics(result, fmt) if statistics else \
             render(fmt, result, color=use_color, quiet=quiet)
-    try:
-        write_all(rendered)  # every report or none
-    except OSError as exc:
-        spec = next((f"--report {fmt_}:{file}" if fmt_ else f"--write-baseline {file}"
-                     for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
-        _fail(f"{spec}: {exc.strerror or exc}")
+    _check_targets(extra, rendered)  # every report or none
     sys.stdout.write(output)
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started)
@@ -255,6 +264,18 @@ def lint(
                          f"baseline {write_baseline}\n")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+
+
+def _check_targets(extra: list[tuple[str, str]], rendered: Optional[list] = None) -> None:
+    """Exit 2 naming the --report or --write-baseline whose file cannot be written; with
+    ``rendered``, writes them all."""
+    from .reporters import check_targets, write_all
+    try:
+        write_all(rendered) if rendered is not None else check_targets([f for _, f in extra])
+    except OSError as exc:
+        spec = next((f"--report {fmt_}:{file}" if fmt_ else f"--write-baseline {file}"
+                     for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
+        _fail(f"{spec}: {exc.strerror or exc}")
 
 
 def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
@@ -270,11 +291,16 @@ def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
                      f"{seconds:.2f} s\n")
 
 
-def _statistics(result) -> str:
-    """Findings counted by rule, most first (as ruff's --statistics)."""
+def _statistics(result, fmt: str) -> str:
+    """Findings counted by rule, most first (as ruff's --statistics): a JSON array with
+    --format json, else a table."""
     from collections import Counter
     counted = Counter((f.rule, f.name, f.severity) for f in result.findings if not f.suppressed)
     rows = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+    if fmt == "json":
+        import json
+        return json.dumps([{"rule": rule, "name": name, "severity": severity, "count": n}
+                           for (rule, name, severity), n in rows], indent=2) + "\n"
     width = len(str(max(counted.values(), default=0)))
     return "".join(f"{n:>{width}}  {rule}  {severity:<7}  {name}\n"
                    for (rule, name, severity), n in rows)

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
 from hostile import case, check  # noqa: E402
 
 
-@pytest.mark.parametrize("kind", ["documents", "policy", "command"])
+@pytest.mark.parametrize("kind", ["documents", "policy", "command", "surface"])
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rng=st.randoms(use_true_random=False))

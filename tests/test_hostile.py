@@ -248,3 +248,47 @@ def test_15_a_report_that_names_a_directory_leaves_no_temporary_file(tmp_path, m
     code, _, err = run(inside, monkeypatch, "plan.json", "--report", f"json:{target}")
     assert code == 2 and err.strip().endswith(f"--report json:{target}: Is a directory")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["out", "plan.json", "work"]
+
+
+FIXABLE = "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: t}\n" \
+          "spec:\n  partitions: 1\n  replicas: 3\n  config:\n    log.retention.ms: 1000\n"
+
+
+@pytest.mark.parametrize("target", ["r" * 300, "nul\0l", "missing/out.json", "t.yaml/x"])
+def test_16_a_report_that_cannot_be_written_stops_the_run_before_any_write(
+        tmp_path, monkeypatch, target):
+    """--fix, the first of two reports and a baseline are all held back when one target
+    cannot be written: exit 2 writes nothing (a name too long failed only at the last
+    rename, after the first report and the fix were written)."""
+    write_files(tmp_path, {"t.yaml": FIXABLE})
+    code, _, err = run(tmp_path, monkeypatch, "t.yaml", "--fix", "--report", "json:first.json",
+                       "--report", f"sarif:{target}", "--write-baseline", "base.json")
+    assert code == 2 and err.startswith("policylint: error: --report sarif:")
+    assert "\0" not in err and sorted(os.listdir(tmp_path)) == ["t.yaml"]
+    assert (tmp_path / "t.yaml").read_text() == FIXABLE
+
+
+@pytest.mark.parametrize("reason", ["\ud800", "two\nlines", "tab\there"])
+def test_17_an_add_noqa_reason_that_is_not_one_line_of_text(tmp_path, monkeypatch, reason):
+    write_files(tmp_path, {"t.yaml": FIXABLE})
+    code, _, err = run(tmp_path, monkeypatch, "t.yaml", "--add-noqa", "--reason", reason)
+    assert code == 2 and "--reason must be one line of printable UTF-8 text" in err
+    assert (tmp_path / "t.yaml").read_text() == FIXABLE
+
+
+def test_18_a_baseline_of_a_topic_named_with_a_lone_surrogate(tmp_path, monkeypatch):
+    write_files(tmp_path, {"p.json": '{"partitions": [{"topic": "t\\ud800", "partition": 0, '
+                                     '"replicas": [1, 1]}]}'})
+    code, _, _ = run(tmp_path, monkeypatch, "p.json", "--write-baseline", "base.json")
+    assert code == 0 and '"topic": "t\\ud800"' in (tmp_path / "base.json").read_text()
+    code, out, _ = run(tmp_path, monkeypatch, "p.json", "--baseline", "base.json",
+                       "--format", "json")
+    assert code == 0 and out["findings"] == []
+
+
+def test_19_statistics_in_json_are_json(tmp_path, monkeypatch):
+    write_files(tmp_path, {"t.yaml": FIXABLE, "bad.yaml": "a: [\n"})
+    code, out, _ = run(tmp_path, monkeypatch, "t.yaml", "bad.yaml", "--statistics",
+                       "--format", "json")
+    assert code == 1 and {"rule": "PL100", "name": "parse-error", "severity": "error",
+                          "count": 1} in out

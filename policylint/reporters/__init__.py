@@ -57,6 +57,26 @@ def write(path: str, text: str) -> None:
     write_all([(path, text)])
 
 
+def check_targets(paths: list[str]) -> None:
+    """OSError (naming the path) for a report that could not replace its target: checked
+    before a run writes anything (a --fix, a first report), so that every write or none
+    happens."""
+    for path in paths:
+        def refuse(code: int) -> None:
+            raise OSError(code, os.strerror(code), path)
+        if "\0" in path:
+            refuse(errno.EINVAL)
+        if os.path.isdir(path):
+            refuse(errno.EISDIR)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            refuse(errno.ENOENT if not os.path.exists(folder) else errno.ENOTDIR)
+        if len(os.fsencode(os.path.basename(path))) > os.pathconf(folder, "PC_NAME_MAX"):
+            refuse(errno.ENAMETOOLONG)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            refuse(errno.EACCES)
+
+
 def write_all(reports: list[tuple[str, str]]) -> None:
     """Writes every report or none: each goes to a temporary file beside its target first,
     and only when all of them are written do they replace their targets. OSError names the
@@ -64,9 +84,7 @@ def write_all(reports: list[tuple[str, str]]) -> None:
     import tempfile
     umask = os.umask(0)  # read it: a report is created as any file the user writes
     os.umask(umask)
-    for path, _ in reports:  # before anything is written: no temporary file to leave
-        if os.path.isdir(path):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    check_targets([path for path, _ in reports])  # before anything is written
     written: list[tuple[str, str]] = []
     try:
         for path, text in reports:
@@ -77,7 +95,8 @@ def write_all(reports: list[tuple[str, str]]) -> None:
                 exc.filename = path
                 raise
             written.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
+            # a lone surrogate (a name that was not UTF-8) is written as its escape
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
                 out.write(text)
             os.chmod(tmp, 0o666 & ~umask)
         while written:
