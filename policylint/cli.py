@@ -8,7 +8,8 @@ import re
 import sys
 import time
 from contextlib import contextmanager
-from typing import Iterator, List, Optional
+from functools import lru_cache
+from typing import Any, Iterator, List, Optional
 
 import typer
 
@@ -535,12 +536,19 @@ def _click_style_completion(var: str = "_POLICYLINT_COMPLETE") -> None:
         os.environ[var] = f"{instruction}_{shell}"
 
 
+@lru_cache(maxsize=1)
+def _command() -> Any:
+    """The click command typer makes of ``app``, made once: a process that runs policylint
+    many times (a fuzz campaign, a test session) does not rebuild it each time."""
+    return typer.main.get_command(app)
+
+
 def run(argv: list[str] | None = None) -> int:
     """``policylint ARGV`` in this process; its exit status. Usage errors are one line, as
     every other error."""
     _click_style_completion()
     try:
-        code = app(argv, standalone_mode=False)
+        code = _command()(argv, standalone_mode=False)
         return code if isinstance(code, int) else 0
     except typer.TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
