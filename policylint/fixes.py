@@ -43,7 +43,7 @@ def apply(findings: list[Finding], write: bool) -> list[Outcome]:
         if fix is None or finding.suppressed:
             continue
         source = fix.source if isinstance(fix, LineFix) else fix.at[0].source
-        if source.format == "yaml" and source.name != "-":
+        if source.format == "yaml":
             by_source.setdefault(id(source), (source, []))[1].append(finding)
     return [_fixed(source, found, write) for source, found in by_source.values()]
 
@@ -164,8 +164,7 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
     by_source: dict[int, tuple[SourceFile, dict[int, set[str]]]] = {}
     for f in findings:
         doc = f.at[0] if f.at else None
-        if f.suppressed or doc is None or f.line is None or doc.source.format != "yaml" \
-                or doc.source.name == "-":
+        if f.suppressed or doc is None or f.line is None or doc.source.format != "yaml":
             continue
         lines = by_source.setdefault(id(doc.source), (doc.source, {}))[1]
         lines.setdefault(f.line, set()).add(f.rule)
@@ -257,6 +256,8 @@ def _changed_lines(before: list[str], after: list[str]) -> set[int]:
 
 def _write(source: SourceFile, text: str) -> str | None:
     """Writes the fixed text over the file, atomically; why not, when it cannot."""
+    if source.from_stdin:  # its --stdin-filename may name a file: not the one linted
+        return "standard input is not written back (--diff prints the fix)"
     path = source.name
     try:
         with open(path, "rb") as f:

@@ -1,11 +1,14 @@
 """--fix and --diff: only the fixed values change, writes are atomic and careful, and the
 exit status is about what is left."""
 
+import io
 import json
 import os
 import stat
 import subprocess
 import sys
+
+import pytest
 
 from policylint import fixes
 from policylint.linter import lint
@@ -52,6 +55,22 @@ def test_diff_prints_and_writes_nothing(tmp_path):
     assert (tmp_path / "t.yaml").read_text() == TOPIC
     code, out, _ = run(tmp_path, "t.yaml", "--diff", "--fix")  # --diff wins: no write
     assert code == 1 and (tmp_path / "t.yaml").read_text() == TOPIC
+
+
+@pytest.mark.parametrize("what", ["--fix", "--add-noqa"])
+@pytest.mark.parametrize("name", ["t.yaml", "t\x00.yaml"])
+def test_standard_input_is_never_written_to_the_file_it_is_named_after(
+        tmp_path, monkeypatch, capsys, what, name):
+    """--stdin-filename names standard input; the file of that name, even one that reads the
+    same, is not what was linted and is left alone (a NUL in the name is no crash)."""
+    from policylint.cli import run as policylint
+    write_files(tmp_path, {"t.yaml": TOPIC, "policy.yaml": "kafka_version: '4.0'\n"})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(TOPIC.encode())))
+    code = policylint(["lint", "--select", "PL", "--policy", "policy.yaml",
+                       "--stdin-filename", name, what, "-"])
+    assert code == 1 and "internal error" not in capsys.readouterr().err
+    assert (tmp_path / "t.yaml").read_text() == TOPIC
 
 
 def test_suppressed_findings_are_not_fixed(tmp_path):

@@ -191,7 +191,9 @@ def _stdin(max_size: int, name: str) -> SourceFile:
     if len(data) > max_size:
         raise ParseError(f"standard input is larger than the {_mib(max_size)} limit (raise it "
                          "with --max-file-size)")
-    return decode(name, data, _suffix(name))
+    source = decode(name, data, _suffix(name))
+    source.from_stdin = True
+    return source
 
 
 def _special(mode: int) -> str:

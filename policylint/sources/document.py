@@ -22,6 +22,8 @@ DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
 class SourceFile:
     """One input file: its name as shown to users, its text and its inline suppressions."""
 
+    from_stdin = False  # standard input, shown under its --stdin-filename: never written
+
     def __init__(self, name: str, text: str, fmt: str):
         self.name, self.text, self.format = name, text, fmt
         self._disables: dict[int, tuple[set[str], str]] | None = None
