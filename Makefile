@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-spark bench-capture clean
+.PHONY: demo test bench bench-spark bench-capture screenshot clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,12 @@ bench-spark: $(STAMP)
 
 bench-capture: $(STAMP)
 	$(BIN)/python bench/capture.py
+
+# The README's picture of the report, made anew from the example fleet (needs Chromium)
+screenshot: $(STAMP)
+	$(BIN)/policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
+		--screenshot=$(CURDIR)/examples/fleet-report.png file://$(CURDIR)/.demo/fleet-report.html
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
