@@ -166,6 +166,8 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
         doc = f.at[0] if f.at else None
         if f.suppressed or doc is None or f.line is None or doc.source.format != "yaml":
             continue
+        if doc.source.line(f.line) is None:  # the end of the text (a YAML error there)
+            continue
         lines = by_source.setdefault(id(doc.source), (doc.source, {}))[1]
         lines.setdefault(f.line, set()).add(f.rule)
     outcomes = []

@@ -131,6 +131,16 @@ def test_add_noqa_suppresses_each_finding_above_its_line(tmp_path):
                               if not f["suppressed"]]
 
 
+@pytest.mark.parametrize("text", ["{{{", "---", "kind: KafkaTopic\rspec: [\r"])
+def test_add_noqa_leaves_a_finding_at_the_end_of_the_text_alone(tmp_path, text):
+    """A YAML error at the end of the text is located past its last line: no line to put
+    a comment above (an IndexError before)."""
+    write_files(tmp_path, {"t.yaml": text, "policy.yaml": "{}\n"})
+    code, _, err = run(tmp_path, "t.yaml", "--add-noqa")
+    assert code in (0, 1) and "suppressed 0 findings" in err and "internal" not in err, err
+    assert (tmp_path / "t.yaml").read_bytes() == text.encode()
+
+
 def test_add_noqa_keeps_a_block_scalar_as_it_is(tmp_path):
     text = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata:\n  name: t\n"
             "  annotations:\n    note: |\n      kept as written\n      min.insync.replicas: 3\n"
