@@ -20,7 +20,9 @@ views such as ``ctx.plan_view(plan)`` or ``ctx.replica_lists(target)``).
 A rule that applies to snapshots may also have a Spark form for ``policylint audit``: set
 ``spark_frame`` to the frame it reads (see :mod:`policylint.spark.native`) and return a
 ``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of the
-module. Both forms word their findings from the one ``message`` template (``self.say`` in
+module. A rule that judges a topic by its config and its cluster (release, settings,
+brokers) alone, never by the topic's name or partitions, sets ``spark_frame = "configs"``
+instead: the audit runs its ``check`` once per distinct shape (:mod:`policylint.spark.shapes`). Both forms word their findings from the one ``message`` template (``self.say`` in
 Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit runs
 ``check`` on each snapshot (without its partitions when ``reads_partitions`` is false).
 
@@ -45,7 +47,7 @@ from .model import Finding, Ref
 
 TARGETS = ("manifest", "plan", "snapshot", "profile", "run")
 DOCS = "https://github.com/policylint/policylint/blob/main/docs/rules"  # a page per rule
-SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters")
+SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters", "configs")
 
 
 class Rule:

@@ -39,6 +39,7 @@ class UnknownTopicConfig(Rule):
     severity = "error"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):

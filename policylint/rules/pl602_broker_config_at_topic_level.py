@@ -39,6 +39,7 @@ class BrokerConfigAtTopicLevel(Rule):
     severity = "error"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key} is a broker setting, not a topic config; {instead}"
 
     def check(self, target, ctx, options):

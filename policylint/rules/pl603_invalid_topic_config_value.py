@@ -42,6 +42,7 @@ class InvalidTopicConfigValue(Rule):
     severity = "error"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):

@@ -54,6 +54,7 @@ class InconsistentTopicConfigs(Rule):
     targets = ("manifest", "snapshot")
     config_keys = INVOLVED | frozenset(RETENTION)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):

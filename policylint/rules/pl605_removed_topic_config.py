@@ -35,6 +35,7 @@ class RemovedTopicConfig(Rule):
     severity = "warning"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key} is {what} (Kafka {release})"
     REPLACED = {"message.timestamp.difference.max.ms":
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}

@@ -56,6 +56,7 @@ class RefusedConfigCombination(Rule):
     targets = ("manifest", "snapshot", "run")
     config_keys = INVOLVED
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):

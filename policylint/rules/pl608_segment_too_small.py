@@ -38,6 +38,7 @@ class SegmentTooSmall(Rule):
     targets = ("manifest", "snapshot")
     config_keys = frozenset(KEYS)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min_ms": {"type": "integer", "minimum": 1, "default": 600000},
         "min_bytes": {"type": "integer", "minimum": 14, "default": 16777216}}}

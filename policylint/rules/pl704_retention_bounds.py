@@ -41,6 +41,7 @@ class RetentionBounds(Rule):
     targets = ("manifest", "snapshot")
     needs = frozenset({"retention.ms", "retention.bytes"})
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key}={value}{whence} {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         **{name: {"type": ["integer", "null"], "minimum": 0, "default": None}

@@ -37,6 +37,7 @@ class RequiredConfig(Rule):
     severity = "error"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "values": {"type": ["object", "null"], "default": None, "additionalProperties": {

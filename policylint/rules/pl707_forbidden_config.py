@@ -31,6 +31,7 @@ class ForbiddenConfig(Rule):
     severity = "error"
     targets = ("manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "topic {topic}: {key} {problem}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "forbidden": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},

@@ -36,6 +36,7 @@ class DefaultRfExceedsBrokers(Rule):
     severity = "error"
     targets = ("profile",)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = ("cluster {cluster}: {setting} but it has {brokers}: topics created with "
                "the default replication factor fail")
 

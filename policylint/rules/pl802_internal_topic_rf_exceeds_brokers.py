@@ -44,6 +44,7 @@ class InternalTopicRfExceedsBrokers(Rule):
     severity = "error"
     targets = ("profile",)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = ("cluster {cluster}: {setting} but it has {brokers}: {topic} cannot be created "
                "and {effect}")
 

@@ -40,6 +40,7 @@ class ClusterMinIsrExceedsRf(Rule):
     severity = "error"
     targets = ("profile",)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = "cluster {cluster}: {min_isr} is greater than {rf}: {effect}"
 
     def check(self, profile, ctx, options):

@@ -35,6 +35,7 @@ class UncleanLeaderElection(Rule):
     severity = "warning"
     targets = ("profile", "manifest", "snapshot")
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = ("{subject}: unclean.leader.election.enable=true: an out-of-sync replica may "
                "become leader and acknowledged writes are lost")
 

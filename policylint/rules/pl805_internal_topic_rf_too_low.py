@@ -40,6 +40,7 @@ class InternalTopicRfTooLow(Rule):
     severity = "warning"
     targets = ("profile",)
     reads_partitions = False
+    spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = ("cluster {cluster}: {setting} with {brokers} brokers: {topic} has fewer "
                "replicas than it could, and one broker down {effect}")
 

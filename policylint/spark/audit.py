@@ -1,8 +1,9 @@
 """The fleet audit: read the fleet, run the snapshot rules, apply the policy, write.
 
-A rule with a Spark form (``Rule.spark``) runs as Spark SQL (``native``); any other rule
-that applies to snapshots runs its ``check`` through ``fallback``, built-ins and plugins
-alike. The policy is compiled once, as for ``policylint lint``: enabled rules, severities,
+A rule with a Spark form (``Rule.spark``) runs as Spark SQL (``native``); a rule of the
+``configs`` frame runs its ``check`` once per distinct topic config and cluster in the
+driver (``shapes``); any other rule that applies to snapshots runs its ``check`` through
+``fallback``, built-ins and plugins alike. The policy is compiled once, as for ``policylint lint``: enabled rules, severities,
 options, exemptions.
 """
 
@@ -24,6 +25,7 @@ from .fallback import run_locally
 from .local import FINDING_COLUMNS, audit_rules, sort_findings
 from .native import run_native
 from .report import capture_order
+from .shapes import run_by_shape
 from .tables import KEY, Fleet
 
 QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
@@ -80,14 +82,21 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     """The findings (``tables.FINDINGS``). ``engine="fallback"`` runs every rule through
     the generic Python path (for comparison)."""
     compiled, checked = audit_rules(policy, select, ignore, today)
-    native = [(r, compiled.options[r.code]) for r in checked
-              if engine == "native" and r.spark_frame is not None]
-    local = [(r, compiled.options[r.code]) for r in checked
-             if not (engine == "native" and r.spark_frame is not None)]
+    by_frame: dict[str | None, list] = {}
+    for r in checked:
+        frame = r.spark_frame if engine == "native" else None
+        by_frame.setdefault(frame, []).append((r, compiled.options[r.code]))
+    shaped = by_frame.pop("configs", [])
+    local = by_frame.pop(None, [])
+    native = [pair for pairs in by_frame.values() for pair in pairs]
     parts: list[DataFrame] = []
     if native:
         stage(f"{', '.join(r.code for r, _ in native)}: Spark SQL")
         parts.append(run_native(fleet, native, policy))
+    if shaped:
+        stage(f"{', '.join(r.code for r, _ in shaped)}: once per distinct topic config and "
+              "cluster, in this process")
+        parts.append(run_by_shape(fleet, shaped, policy))
     for reads in (True, False):  # rules that need no partitions are run without them
         some = [(r, o) for r, o in local if r.reads_partitions == reads]
         if some:
