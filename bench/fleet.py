@@ -1,6 +1,8 @@
 """Synthetic fleets of ClusterSnapshots with every kind of problem the snapshot rules find:
 racks missing or unbalanced, under-replicated and reassigning partitions, replica sets
-inflated by a describe during a reassignment, placeholders, unknown brokers, odd configs.
+inflated by a describe during a reassignment, placeholders, unknown brokers, odd topic and
+cluster configs (unknown, removed, invalid, broker-level keys), names Kafka refuses or whose
+metric names collide, and an internal topic.
 Used by the benchmark and by the Spark parity tests."""
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ def snapshot(rng: random.Random, cluster: str, captured_at: str, topics: int,
     brokers = [{"id": b, "rack": racks[b % len(racks)] if racks and rng.random() > 0.05
                 else None} for b in range(1, n_brokers + 1)]
     config = {"min.insync.replicas": rng.choice(["1", "2", "2", "3"]),
-              "default.replication.factor": "3"}
+              "default.replication.factor": rng.choice(["3", "3", "5"])}
+    if rng.random() < 0.2:
+        config["unclean.leader.election.enable"] = "true"
     out = []
     for t in range(topics):
         rf = rng.choice([1, 2, 3, 3, 3, 4, 7])
@@ -46,13 +50,32 @@ def snapshot(rng: random.Random, cluster: str, captured_at: str, topics: int,
                     isr = isr[:-1]
                 entry["isr"] = [r for r in isr if r >= 0]
             parts.append(entry)
-        topic = {"name": f"topic-{t:04d}", "partitions": parts}
+        topic = {"name": NAMES.get(t) or f"topic-{t:04d}", "partitions": parts}
         if rng.random() < 0.5:
             topic["config"] = {"min.insync.replicas": rng.choice(["1", "2", "3", 2, "4"])}
+            if rng.random() < 0.4:
+                topic["config"].update(rng.choice(ODD_CONFIGS))
+        if t in NAMES and rng.random() < 0.5:
+            continue  # the odd names come and go between captures
         out.append(topic)
+    if rng.random() < 0.5:
+        out.append({"name": "__consumer_offsets", "config": {"cleanup.policy": "compact"},
+                    "partitions": []})
     return {"kind": "ClusterSnapshot", "version": 1, "cluster": cluster,
-            "captured_at": captured_at, "kafka_version": "4.1.0", "brokers": brokers,
-            "config": config, "topics": out}
+            "captured_at": captured_at, "kafka_version": rng.choice(["3.9.0", "4.1.0", "4.2.0"]),
+            "brokers": brokers, "config": config, "topics": out}
+
+
+# topic configs Kafka refuses or ignores: an unknown key, a removed one, a broker-level one,
+# invalid values, a segment too small, an unclean leader election, a value Kafka 4 dropped
+ODD_CONFIGS = [{"retention.msx": "1000"}, {"message.format.version": "2.8"},
+               {"log.retention.hours": "1"}, {"cleanup.policy": "compact,dlete"},
+               {"retention.ms": "-7"}, {"segment.bytes": "1000"},
+               {"unclean.leader.election.enable": "true"},
+               {"min.compaction.lag.ms": "9", "max.compaction.lag.ms": "8"},
+               {"message.timestamp.difference.max.ms": "1000"}]
+# names Kafka refuses or whose metric names collide (topic_0001 and topic.0001)
+NAMES = {1: "topic_0001", 2: "topic.0001", 3: "topic 0003!"}
 
 
 def write_fleet(root: Path, clusters: int, captures: int, topics: int, partitions: int,

@@ -22,7 +22,9 @@ A rule that applies to snapshots may also have a Spark form for ``policylint aud
 ``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of the
 module. A rule that judges a topic by its config and its cluster (release, settings,
 brokers) alone, never by the topic's name or partitions, sets ``spark_frame = "configs"``
-instead: the audit runs its ``check`` once per distinct shape (:mod:`policylint.spark.shapes`). Both forms word their findings from the one ``message`` template (``self.say`` in
+instead: the audit runs its ``check`` once per distinct shape; one that judges topics by
+their names sets ``spark_frame = "names"`` and returns from ``spark`` a condition that
+picks every topic it may report (:mod:`policylint.spark.shapes`). Both forms word their findings from the one ``message`` template (``self.say`` in
 Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit runs
 ``check`` on each snapshot (without its partitions when ``reads_partitions`` is false).
 
@@ -47,7 +49,7 @@ from .model import Finding, Ref
 
 TARGETS = ("manifest", "plan", "snapshot", "profile", "run")
 DOCS = "https://github.com/policylint/policylint/blob/main/docs/rules"  # a page per rule
-SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters", "configs")
+SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters", "configs", "names")
 
 
 class Rule:

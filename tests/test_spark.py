@@ -31,19 +31,20 @@ local_findings = testing.lint_rows
 spark_findings = testing.finding_rows
 
 
-# Snapshot rules the audit runs on the generic Python path (parity tested like the others):
-# those that read a topic's name across its snapshot (PL701, PL702) or its partition count
-# (PL703). The topic and cluster configuration rules (PL6xx, PL704-PL707, PL8xx) are
-# decided once per distinct config in the driver (the "configs" frame).
-GENERIC = {"PL701", "PL702", "PL703"}
+# Snapshot rules whose own check decides in the driver (policylint.spark.shapes): the topic
+# and cluster configuration rules once per distinct config ("configs"), the naming and
+# partition-count rules on the topics their Spark form picks ("names"). No built-in runs
+# on the generic Python path.
 BY_SHAPE = {"PL601", "PL602", "PL603", "PL604", "PL605", "PL607", "PL608", "PL704", "PL706",
             "PL707", "PL801", "PL802", "PL803", "PL804", "PL805"}
+ON_SUSPECTS = {"PL701", "PL702", "PL703"}
 
 
 def test_every_built_in_snapshot_rule_has_a_spark_form():
     frames = {code: all_rules()[code].spark_frame for code in SNAPSHOT_RULES}
-    assert {code for code, frame in frames.items() if frame is None} == GENERIC
+    assert not [code for code, frame in frames.items() if frame is None]
     assert {code for code, frame in frames.items() if frame == "configs"} == BY_SHAPE
+    assert {code for code, frame in frames.items() if frame == "names"} == ON_SUSPECTS
 
 
 # -- parity on the rule case files ---------------------------------------------------------
@@ -75,6 +76,13 @@ POLICIES = {
                                               "PL303": {"min": 3}},
                "exemptions": [{"rule": "PL204", "topics": ["topic-00[0-4]*"],
                                "reason": "known drift"}]},
+    # the rules decided in the driver, with options: names, partition counts, configs
+    "organisation": {"rules": {"PL701": {"prefixes": ["topic-", "__"]}, "PL703": {"max": 8},
+                               "PL706": {"values": {"min.insync.replicas": ["2"]}},
+                               "PL707": {"forbidden": ["retention.msx"]},
+                               "PL704": {"min_ms": 1000}},
+                     "exemptions": [{"rule": "PL702", "topics": ["topic?0001"],
+                                     "reason": "renamed next quarter"}]},
 }
 
 
@@ -89,6 +97,9 @@ def test_parity_on_generated_fleets(spark, fleet, fleet_dir, tmp_path, monkeypat
                               ["PL100", "PL101"])
     found = spark_findings(audit(fleet, load_policy(policy)))
     assert len({f[0] for f in expected}) >= 10  # the fleet exercises most rules
+    if name == "organisation":  # and every way a rule is decided in the driver
+        assert {"PL601", "PL603", "PL604", "PL605", "PL607", "PL608", "PL701", "PL702",
+                "PL703", "PL704", "PL706", "PL707", "PL801", "PL804"} <= {f[0] for f in expected}
     assert found == expected, sorted(found ^ expected)[:10]
 
 

@@ -41,6 +41,7 @@ class TopicNameConvention(Rule):
     targets = ("manifest", "snapshot")
     needs = frozenset({"name"})
     reads_partitions = False
+    spark_frame = "names"
     message = "topic {topic}: the name {breaks}"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "pattern": {"anyOf": [{"type": "string", "format": "regex"}, {"type": "null"}],
@@ -61,3 +62,18 @@ class TopicNameConvention(Rule):
             else:
                 continue
             yield self.finding(self.say(topic=name, breaks=breaks), at=at, topic=name)
+
+    def spark(self, options, policy):
+        """The topics this rule may report: every one but Kafka's internal ones when a
+        pattern (a Python regular expression, which Spark's Java ones are not) is set,
+        else those that start with none of the prefixes."""
+        from functools import reduce
+
+        from pyspark.sql import Column
+        from pyspark.sql import functions as F
+        name = F.col("topic")
+        ours = ~name.startswith("__")
+        if options["pattern"] is not None or not options["prefixes"]:
+            return ours
+        return ours & ~reduce(Column.__or__, [name.startswith(p)
+                                             for p in options["prefixes"]])

@@ -35,6 +35,7 @@ class InvalidTopicName(Rule):
     targets = ("manifest", "snapshot")
     needs = frozenset({"name"})
     reads_partitions = False
+    spark_frame = "names"
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
@@ -48,6 +49,15 @@ class InvalidTopicName(Rule):
                 problem = _collision(name, own.get(metric, ()), live.get(metric, ()))
             if problem:
                 yield self.finding(self.say(topic=name, problem=problem), at=at, topic=name)
+
+
+    def spark(self, options, policy):
+        """The topics this rule may report, a superset: a character outside the legal
+        ones, a length outside 1-249, . or .., or a twin (its metric name shared)."""
+        from pyspark.sql import functions as F
+        name = F.col("topic")
+        return (name.rlike("[^a-zA-Z0-9._-]") | ~F.length(name).between(1, 249)
+                | name.isin(".", "..") | (F.col("twins") > 1))
 
 
 def _collision(name: str, same: list[str], live: list[str]) -> str | None:

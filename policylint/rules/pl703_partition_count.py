@@ -36,6 +36,7 @@ class PartitionCount(Rule):
     targets = ("manifest", "snapshot")
     needs = frozenset({"partitions"})
     message = "topic {topic}: {count} partitions, {bound}"
+    spark_frame = "names"
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min": {"type": ["integer", "null"], "minimum": 1, "default": None},
         "max": {"type": ["integer", "null"], "minimum": 1, "default": None}}}
@@ -60,3 +61,11 @@ class PartitionCount(Rule):
                 continue
             yield self.finding(self.say(topic=topic, count=count, bound=bound), at=at,
                                topic=topic)
+
+    def spark(self, options, policy):
+        """The topics out of bounds (Kafka's internal ones left out)."""
+        from pyspark.sql import functions as F
+        count, lo, hi = F.col("partitions"), options["min"], options["max"]
+        out = (count < lo if lo is not None else F.lit(False)) | \
+            (count > hi if hi is not None else F.lit(False))
+        return ~F.col("topic").startswith("__") & out

@@ -25,7 +25,7 @@ from .fallback import run_locally
 from .local import FINDING_COLUMNS, audit_rules, sort_findings
 from .native import run_native
 from .report import capture_order
-from .shapes import run_by_shape
+from .shapes import run_by_shape, run_on_suspects
 from .tables import KEY, Fleet
 
 QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
@@ -86,7 +86,7 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     for r in checked:
         frame = r.spark_frame if engine == "native" else None
         by_frame.setdefault(frame, []).append((r, compiled.options[r.code]))
-    shaped = by_frame.pop("configs", [])
+    shaped, named = by_frame.pop("configs", []), by_frame.pop("names", [])
     local = by_frame.pop(None, [])
     native = [pair for pairs in by_frame.values() for pair in pairs]
     parts: list[DataFrame] = []
@@ -97,6 +97,10 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
         stage(f"{', '.join(r.code for r, _ in shaped)}: once per distinct topic config and "
               "cluster, in this process")
         parts.append(run_by_shape(fleet, shaped, policy))
+    if named:
+        stage(f"{', '.join(r.code for r, _ in named)}: the topics Spark picks as suspects, "
+              "in this process")
+        parts.append(run_on_suspects(fleet, named, policy))
     for reads in (True, False):  # rules that need no partitions are run without them
         some = [(r, o) for r, o in local if r.reads_partitions == reads]
         if some:

@@ -1,4 +1,6 @@
-"""Rules decided once per shape (``Rule.spark_frame = "configs"``).
+"""Rules whose own ``check`` decides in the driver, on what Spark narrows the fleet to.
+
+**Once per shape** (``Rule.spark_frame = "configs"``).
 
 A rule that judges a topic by its config and its cluster's release, settings and brokers,
 never by the topic's name or partitions (the topic-config and cluster-config rules), gives
@@ -12,18 +14,29 @@ Each cluster shape is checked as one snapshot (named by a stand-in) holding one 
 distinct config (each named by a stand-in): the stand-ins in the messages are replaced by
 the real names. Kafka's internal topics (``__``), which the rules pass over by name, keep
 theirs. A finding of no topic comes from the cluster's own check, without topics.
+
+**On suspects** (``Rule.spark_frame = "names"``). A rule that judges topics by their names
+or partition counts (PL701-PL703) gives, as its Spark form, a condition over the rows of the
+``names`` frame (``cluster``, ``captured_at``, ``topic``, ``twins``: how many topics of its
+snapshot share its metric name, ``.`` read as ``_``; and ``partitions``, their count, for a
+rule that ``reads_partitions``) that every topic it may report meets. Spark
+picks those, a few of a fleet; the rule's ``check`` judges them, per snapshot, in the
+driver. The condition must also pick every topic a verdict reads: PL702's collisions
+read the twins, which are picked together.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
+from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .local import check_snapshot
-from .tables import KEY, Fleet
+from .tables import KEY, RAW_FINDINGS, Fleet
 
 _VERDICTS = ("_cluster_shape long, _topic_shape long, rule string, partition int, "
              "message string, severity string")
@@ -89,3 +102,48 @@ def _entries(config: str) -> Column:
     """A config map as its sorted (key, value) entries: what a shape is hashed on (Spark
     hashes no maps)."""
     return F.array_sort(F.map_entries(config))
+
+
+def run_on_suspects(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
+    """RAW_FINDINGS of ``rules`` ((rule, options) pairs of the ``names`` frame): each
+    snapshot's suspects, picked by the rules' Spark forms, judged by their ``check`` (with
+    their partitions for a rule that reads them, as the generic path gives them)."""
+    parts = [_on_suspects(fleet, some, policy, reads) for reads in (True, False)
+             if (some := [(r, o) for r, o in rules if r.reads_partitions == reads])]
+    return reduce(DataFrame.unionByName, parts)
+
+
+def _on_suspects(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
+                 with_partitions: bool) -> DataFrame:
+    spark = fleet.clusters.sparkSession
+    topics = fleet.topics
+    if with_partitions:  # a topic of the partitions table alone is a topic too
+        counts = fleet.partitions.groupBy(*KEY, "topic").agg(F.count("*").alias("partitions"))
+        topics = topics.join(counts, KEY + ["topic"], "full").fillna(0, ["partitions"])
+    metric = F.replace(F.col("topic"), F.lit("."), F.lit("_"))
+    names = topics.withColumn("twins", F.count("*").over(Window.partitionBy(*KEY, metric)))
+    suspect = reduce(Column.__or__, [rule.spark(options, policy) for rule, options in rules])
+    picked = names.where(suspect).select(*KEY, "topic", "config").collect()
+    if not picked:
+        return spark.createDataFrame([], RAW_FINDINGS)
+    parts = defaultdict(list)
+    if with_partitions:
+        keys = spark.createDataFrame([(t.cluster, t.captured_at, t.topic) for t in picked],
+                                     "cluster string, captured_at string, topic string")
+        for p in fleet.partitions.join(F.broadcast(keys), KEY + ["topic"],
+                                       "left_semi").collect():
+            parts[(p.cluster, p.captured_at, p.topic)].append(p.asDict())
+    suspects = defaultdict(list)
+    for t in picked:
+        suspects[(t.cluster, t.captured_at)].append(
+            {"name": t.topic, "config": t.config,
+             "partitions": parts.get((t.cluster, t.captured_at, t.topic))})
+    brokers = fleet.brokers.groupBy(*KEY).agg(F.collect_list(F.struct("id", "rack"))
+                                              .alias("brokers"))
+    wanted = spark.createDataFrame(list(suspects), "cluster string, captured_at string")
+    found = []
+    for c in (fleet.clusters.join(F.broadcast(wanted), KEY, "left_semi")
+              .join(brokers, KEY, "left").collect()):
+        snapshot = {**c.asDict(recursive=True), "topics": suspects[(c.cluster, c.captured_at)]}
+        found.extend(check_snapshot(snapshot, rules, policy))
+    return spark.createDataFrame(found, RAW_FINDINGS)
