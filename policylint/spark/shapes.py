@@ -19,10 +19,10 @@ theirs. A finding of no topic comes from the cluster's own check, without topics
 or partition counts (PL701-PL703) gives, as its Spark form, a condition over the rows of the
 ``names`` frame (``cluster``, ``captured_at``, ``topic``, ``twins``: how many topics of its
 snapshot share its metric name, ``.`` read as ``_``; and ``partitions``, their count, for a
-rule that ``reads_partitions``) that every topic it may report meets. Spark
-picks those, a few of a fleet; the rule's ``check`` judges them, per snapshot, in the
-driver. The condition must also pick every topic a verdict reads: PL702's collisions
-read the twins, which are picked together.
+rule that ``reads_partitions``) that every topic it may report meets. Spark picks those,
+a few of a fleet; the rule's ``check`` judges them, per snapshot, in the driver. The
+condition must also pick every topic a verdict reads: PL702's collisions read the twins,
+which are picked together.
 """
 
 from __future__ import annotations
@@ -48,9 +48,7 @@ def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Da
     spark = fleet.clusters.sparkSession
     token = uuid.uuid4().hex  # stand-ins no real name (or config value) can be
     cluster_mark, topic_mark = f"policylint-cluster.{token}", f"policylint-topic.{token}"
-    brokers = fleet.brokers.groupBy(*KEY).agg(
-        F.array_sort(F.collect_list(F.struct("id", "rack"))).alias("brokers"))
-    clusters = (fleet.clusters.join(brokers, KEY, "left")
+    clusters = (fleet.clusters.join(_brokers(fleet), KEY, "left")
                 .withColumn("_cluster_shape", F.xxhash64(
                     F.coalesce("kafka_version", F.lit("")), _entries("config"), "brokers")))
     name = F.when(F.col("topic").startswith("__"), F.col("topic"))  # null: a stand-in
@@ -88,14 +86,20 @@ def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Da
                          F.lit(cluster_mark), F.col("cluster"))
     return (topics.join(F.broadcast(spark.createDataFrame(of_topics, _VERDICTS)),
                         ["_cluster_shape", "_topic_shape"])
-            .select("rule", *KEY, "topic", "partition", named(F.col("message")).alias("message"),
-                    "severity")
+            .select("rule", *KEY, "topic", "partition",
+                    named(F.col("message")).alias("message"), "severity")
             .unionByName(
                 clusters.join(F.broadcast(spark.createDataFrame(of_clusters, _VERDICTS)
                                           .drop("_topic_shape")), "_cluster_shape")
                 .select("rule", *KEY, F.lit(None).cast("string").alias("topic"), "partition",
                         F.replace(F.col("message"), F.lit(cluster_mark), F.col("cluster"))
                         .alias("message"), "severity")))
+
+
+def _brokers(fleet: Fleet) -> DataFrame:
+    """Per snapshot, its brokers as (id, rack) in order: part of a cluster's shape."""
+    return fleet.brokers.groupBy(*KEY).agg(
+        F.array_sort(F.collect_list(F.struct("id", "rack"))).alias("brokers"))
 
 
 def _entries(config: str) -> Column:
@@ -138,12 +142,10 @@ def _on_suspects(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
         suspects[(t.cluster, t.captured_at)].append(
             {"name": t.topic, "config": t.config,
              "partitions": parts.get((t.cluster, t.captured_at, t.topic))})
-    brokers = fleet.brokers.groupBy(*KEY).agg(F.collect_list(F.struct("id", "rack"))
-                                              .alias("brokers"))
     wanted = spark.createDataFrame(list(suspects), "cluster string, captured_at string")
     found = []
     for c in (fleet.clusters.join(F.broadcast(wanted), KEY, "left_semi")
-              .join(brokers, KEY, "left").collect()):
+              .join(_brokers(fleet), KEY, "left").collect()):
         snapshot = {**c.asDict(recursive=True), "topics": suspects[(c.cluster, c.captured_at)]}
         found.extend(check_snapshot(snapshot, rules, policy))
     return spark.createDataFrame(found, RAW_FINDINGS)
