@@ -1,10 +1,11 @@
 """The fleet audit: read the fleet, run the snapshot rules, apply the policy, write.
 
 A rule with a Spark form (``Rule.spark``) runs as Spark SQL (``native``); a rule of the
-``configs`` frame runs its ``check`` once per distinct topic config and cluster in the
-driver (``shapes``); any other rule that applies to snapshots runs its ``check`` through
-``fallback``, built-ins and plugins alike. The policy is compiled once, as for ``policylint lint``: enabled rules, severities,
-options, exemptions.
+``configs`` or ``names`` frame runs its ``check`` in the driver, once per distinct topic
+config and cluster or on the topics Spark picks (``shapes``); any other rule that applies
+to snapshots runs its ``check`` through ``fallback``, built-ins and plugins alike. The
+policy is compiled once, as for ``policylint lint``: enabled rules, severities, options,
+exemptions.
 """
 
 from __future__ import annotations
