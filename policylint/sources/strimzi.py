@@ -29,7 +29,6 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     placeholders, read directly (10,000 of them in a large repository)."""
     if fields is None:
         return [topic_spec(doc)]
-    metadata = doc.data["metadata"]
     named = fields.get(("spec", "topicName")) is not None
     name_path = ("spec", "topicName") if named else ("metadata", "name")
     found = declared(doc, kind=DESCRIBED, name=fields.get(name_path),
@@ -40,7 +39,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      managed=_managed(fields.annotations(("metadata", "annotations"))),
                      resource=("KafkaTopic", known(fields.get(("metadata", "namespace"))),
                                known(fields.get(("metadata", "name")))),
-                     cluster=known(_labels(metadata).get(CLUSTER_LABEL)),
+                     cluster=known(fields.get(("metadata", "labels", CLUSTER_LABEL))),
                      namespace=known(fields.get(("metadata", "namespace"))))
     return [found] if found is not None else []
 
