@@ -198,8 +198,8 @@ def crossover(sizes_mib: list[int]) -> None:
           f"spark; the limit today: {LOCAL_LIMIT // 2**20} MiB):")
     for mib in sizes_mib:
         root = OUT / f"files-{mib}"
-        if not root.exists():  # ~1.1 MiB a cluster capture of 60 topics x 100 partitions
-            write_fleet(root, clusters=max(1, round(mib / 1.1)), captures=1, topics=60,
+        if not root.exists():  # ~0.34 MiB a capture of 60 topics, 100 partitions each
+            write_fleet(root, clusters=max(1, round(mib / 0.34)), captures=1, topics=60,
                         partitions=200)
         size = sum(f.stat().st_size for f in root.rglob("*.json")) / 2**20
         took = {}
