@@ -467,7 +467,7 @@ def audit(
                                          help="Also write a self-contained HTML report with "
                                               "charts."),
     engine: str = typer.Option("auto", "--engine", metavar="ENGINE",
-                               help="auto (in-process for up to 64 MiB of snapshot files, "
+                               help="auto (in-process for up to 256 MiB of snapshot files, "
                                     "else Spark), local, spark, or spark-generic (Spark "
                                     "with every rule on the generic Python path; for "
                                     "comparison)."),
