@@ -50,7 +50,6 @@ class InvalidTopicName(Rule):
             if problem:
                 yield self.finding(self.say(topic=name, problem=problem), at=at, topic=name)
 
-
     def spark(self, options, policy):
         """The topics this rule may report, a superset: a character outside the legal
         ones, a length outside 1-249, . or .., or a twin (its metric name shared)."""

@@ -21,7 +21,8 @@ FAMILIES = {"PL1": "inputs", "PL2": "replication factor (KIP-860)",
             "PL3": "in-sync replicas (KIP-352, KIP-579)", "PL4": "racks",
             "PL5": "placeholders (KIP-409)", "PL6": "topic configs",
             "PL7": "organisation policy", "PL8": "cluster configs"}
-#: the one meaning colour has in the report: the severity (the text's classes use the same)
+#: the one meaning colour has in the report: the severity (the text's classes use the same
+#: hues, the warning's darker to read on white)
 SEVERITY_COLOURS = {"error": "#c0392b", "warning": "#e0a526", "note": "#2471a3"}
 TABLE_LIMIT = 20_000  # rows in the report's table; the findings/ table holds them all
 EVERY = object()  # headline(): of the whole fleet (None names findings of no cluster)

@@ -57,10 +57,10 @@ def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Da
                       _entries("config").alias("_config"))
               .withColumn("_topic_shape", F.xxhash64("_name", "_config")))
 
-    shapes: dict[int, list] = {}
+    shapes = defaultdict(list)
     for row in (topics.select("_cluster_shape", "_topic_shape", "_name", "_config")
                 .dropDuplicates(["_cluster_shape", "_topic_shape"]).collect()):
-        shapes.setdefault(row._cluster_shape, []).append(row)
+        shapes[row._cluster_shape].append(row)
     of_clusters, of_topics = [], []
     for c in (clusters.select("_cluster_shape", "kafka_version", "config", "brokers")
               .dropDuplicates(["_cluster_shape"]).collect()):
