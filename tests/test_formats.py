@@ -474,6 +474,21 @@ def test_terraform_is_imported_only_for_tf_files(tmp_path):
     assert done.stdout.split() == ["False", "False"]
 
 
+def test_tf_files_without_topics_are_not_parsed(tmp_path):
+    """A repository's other .tf files (clusters, networks) cost no HCL parse, even broken."""
+    write_files(tmp_path, {"msk.tf": 'resource "aws_msk_cluster" "m" {\n  cluster_name = "x"\n',
+                           "net.tf": 'resource "aws_vpc" "v" {\n  cidr_block = "10.0.0.0/16"\n}\n'})
+    code = ("import sys; from policylint.linter import lint; r = lint(sys.argv[1:]); "
+            "print(*[f.rule for f in r.findings], 'hcl2' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]  # no finding: walks skip files of no known kind
+    # a module call or a topic resource is parsed, and its broken HCL reported
+    write_files(tmp_path, {"msk.tf": 'module "topics" {\n  source = "./topics"\n'})
+    assert [f.rule for f in lint([str(tmp_path / "msk.tf")], select=BUILT_IN).findings] \
+        == ["PL100"]
+
+
 @pytest.mark.parametrize("text", [
     "resource \"kafka_topic\" \"t\" {\n  partitions = " + "[" * 3000 + "]" * 3000 + "\n}\n",
     "resource \"kafka_topic\" \"t\" {\n  partitions = " + "9" * 5000 + "\n}\n",
@@ -483,7 +498,8 @@ def test_terraform_is_imported_only_for_tf_files(tmp_path):
 def test_hostile_hcl_is_a_finding(tmp_path, text):
     write_files(tmp_path, {"main.tf": text})
     result = lint([str(tmp_path / "main.tf")], select=BUILT_IN)
-    assert [f.rule for f in result.findings] in (["PL100"], ["PL101"], [])
+    # no Kafka word: not parsed, of no known kind
+    assert [f.rule for f in result.findings] in (["PL100"], ["PL101"], [], ["PL102"])
 
 
 def test_terraform_plan_changes_and_summary(tmp_path):

@@ -13,6 +13,9 @@ A topic names its cluster by its provider's alias (``provider = kafka.prod``: cl
 ``prod``), or by its ``kafka_cluster`` block: a literal id (``lkc-abc123``), or the label of
 the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster.basic.id``:
 cluster ``basic``). A name that is none of the run's clusters places it as if it named none.
+
+A ``.tf`` file that names no ``kafka_topic`` and calls no module is not parsed: it declares
+no topic (and its HCL is Terraform's to check).
 """
 
 from __future__ import annotations
@@ -58,8 +61,15 @@ def schema(kind: str) -> dict:
                           else "terraform-topic")
 
 
+# what a file must name to hold a topic resource or a module call: a Terraform repository's
+# other files (networks, clusters, IAM) are not parsed at all
+_WORTH_PARSING = re.compile(r"kafka_topic\b|^[ \t]*module\b", re.M)
+
+
 def parse(source: SourceFile) -> list[Document]:
     """One document per topic resource block and per local module call of a ``.tf`` file."""
+    if not _WORTH_PARSING.search(source.text):
+        return []
     try:
         import hcl2
         from hcl2.utils import SerializationOptions
