@@ -196,6 +196,11 @@ def lint(
         False, "--force-exclude",
         help="Apply --exclude, exclude: and .gitignore to files named explicitly too (as a "
              "pre-commit hook names them)."),
+    respect_gitignore: bool = typer.Option(
+        True, "--respect-gitignore/--no-respect-gitignore",
+        help="Leave out of directory walks what git ignores (.gitignore, .git/info/exclude); "
+             "--no-respect-gitignore walks it too (say, manifests rendered into an ignored "
+             "build/)."),
     stdin_filename: Optional[str] = typer.Option(
         None, "--stdin-filename", metavar="NAME",
         help="The name standard input (-) is shown and placed under (default: -), e.g. "
@@ -234,7 +239,8 @@ def lint(
                             allow_rf_change=allow_rf_change, max_file_size=size, base=base,
                             keep=_KEPT, stdin_name=stdin_filename,
                             baseline="" if write_baseline else baseline,
-                            exclude=exclude, force_exclude=force_exclude)
+                            exclude=exclude, force_exclude=force_exclude,
+                            respect_gitignore=respect_gitignore)
         result = linted()
         if diff:  # the fixes as a diff, nothing written
             raise typer.Exit(1 if _fixes(result, write=False) else 0)

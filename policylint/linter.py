@@ -19,7 +19,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          base: str | None = None, today: dt.date | None = None,
          keep: list | None = None, stdin_name: str | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
-         force_exclude: bool = False) -> Result:
+         force_exclude: bool = False, respect_gitignore: bool = True) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -27,7 +27,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown;
     ``baseline``: a baseline file (else the policy's; "": none), whose findings are left
     out; ``exclude``: patterns directory walks leave out, besides the policy's and what git
-    ignores (``force_exclude``: named files too). Raises
+    ignores (``force_exclude``: named files too; ``respect_gitignore=False``: what git
+    ignores is walked). Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
@@ -35,7 +36,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
     inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters, stdin_name,
-                         chosen.exclude + list(exclude or []), force_exclude)
+                         chosen.exclude + list(exclude or []), force_exclude, respect_gitignore)
     if base is not None:
         from .sources import base_manifests
         from .sources.git import files_at

@@ -50,6 +50,12 @@ def test_outside_a_work_tree_nothing_is_ignored(repo):
     assert len(linted(".")) == 7
 
 
+def test_no_respect_gitignore_walks_what_git_ignores_but_not_excludes(repo):
+    assert len(linted(".", "--no-respect-gitignore")) == 7
+    assert linted(".", "--no-respect-gitignore", "--exclude", "build/", "--exclude",
+                  "node_modules/", "--exclude", "topics/") == ["generated/a.yaml"]
+
+
 def test_exclude_patterns_from_the_command_line_and_the_policy(repo):
     assert linted(".", "--exclude", "topics/deep/") == ["topics/orders.yaml"]
     (repo / ".policylint.yaml").write_text("exclude: ['orders.yaml']\n")

@@ -77,14 +77,15 @@ STDIN = "-"
 
 
 def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (),
-         force_exclude: bool = False) -> Iterator[Walked]:
+         force_exclude: bool = False, respect_gitignore: bool = True) -> Iterator[Walked]:
     """Every file of ``paths`` with its display name; directories are walked in sorted
     order, skipping hidden entries, files that are not YAML or JSON (or their templates),
-    what git ignores and what an ``exclude`` pattern matches (``ignore.Excluder``). A file
+    what git ignores (if ``respect_gitignore``) and what an ``exclude`` pattern matches
+    (``ignore.Excluder``). A file
     named explicitly is always read, unless ``force_exclude``. ``-`` is standard input,
     shown as ``stdin_name``."""
     from .ignore import Excluder
-    excluder = Excluder(exclude)
+    excluder = Excluder(exclude, respect_gitignore)
     seen: set[str] = set()
     for path in paths:
         if path == STDIN:

@@ -1,5 +1,6 @@
 """What a directory walk leaves out: what git ignores in a work tree (every ``.gitignore``
-from the work tree's top down to the file, then ``.git/info/exclude``), and the run's
+from the work tree's top down to the file, then ``.git/info/exclude``; unless
+``--no-respect-gitignore``), and the run's
 ``--exclude`` / policy ``exclude:`` patterns, matched as ``.gitignore`` lines against the
 path shown (relative to the working directory).
 
@@ -32,8 +33,9 @@ def _read(path: str) -> Any:
 class Excluder:
     """Answers for one run (what it read of the ignore files is kept for the run)."""
 
-    def __init__(self, patterns: list[str] = ()):
+    def __init__(self, patterns: list[str] = (), git: bool = True):
         self.patterns = _spec(list(patterns)) if patterns else None
+        self.git = git  # whether what git ignores is left out
         self._files: dict[str, Any] = {}  # ignore file -> its patterns
         self._tops: dict[str, str | None] = {}  # folder -> top of its work tree
 
@@ -43,7 +45,7 @@ class Excluder:
         suffix = "/" if is_dir else ""
         if self.patterns is not None and self.patterns.match_file(shown + suffix):
             return True
-        return self._ignored_by_git(os.path.abspath(path), suffix)
+        return self.git and self._ignored_by_git(os.path.abspath(path), suffix)
 
     def _ignored_by_git(self, path: str, suffix: str) -> bool:
         top = self._top(os.path.dirname(path))

@@ -20,13 +20,14 @@ def read_inputs(paths: list[str], clusters: list[str] = (), current: str | None 
                 max_size: int = DEFAULT_MAX_FILE_SIZE,
                 placement: dict[str, list[str]] | None = None,
                 stdin_name: str | None = None, exclude: list[str] = (),
-                force_exclude: bool = False) -> Inputs:
+                force_exclude: bool = False, respect_gitignore: bool = True) -> Inputs:
     """The model of a run's files, grouped by cluster (``Inputs.groups``), with the
     baseline. ``clusters``: the ``--cluster`` files; ``placement``: the policy's cluster
-    path globs; ``exclude``, ``force_exclude``: what walks leave out (``walk``).
+    path globs; ``exclude``, ``force_exclude``, ``respect_gitignore``: what walks leave out
+    (``walk``).
     InputError for problems with the call itself (a missing path, a broken context
     file)."""
-    files = list(walk(paths, stdin_name, exclude, force_exclude))
+    files = list(walk(paths, stdin_name, exclude, force_exclude, respect_gitignore))
     given = {os.path.realpath(c) for c in clusters}
     walked = {os.path.realpath(path) for path, _, _ in files} if clusters else set()
     context = [Path(c) for c in clusters if os.path.realpath(c) not in walked]
