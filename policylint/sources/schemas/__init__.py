@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
+import pkgutil
 
 from ...schema import Schema
 
@@ -13,9 +13,8 @@ from ...schema import Schema
 def schema(name: str) -> dict:
     """The complete schema ``name`` (``reassignment``, ``snapshot``, ...), with the shared
     definitions of ``common.json`` added to its ``$defs``."""
-    here = resources.files(__package__)
-    loaded = json.loads(here.joinpath(f"{name}.json").read_text("utf-8"))
-    common = json.loads(here.joinpath("common.json").read_text("utf-8"))
+    loaded = json.loads(pkgutil.get_data(__package__, f"{name}.json"))  # see kafka_configs
+    common = json.loads(pkgutil.get_data(__package__, "common.json"))
     common.pop("$comment", None)
     loaded["$defs"] = {**common, **loaded.get("$defs", {})}
     return loaded
