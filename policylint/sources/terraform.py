@@ -4,9 +4,12 @@
 
 HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
 gives every attribute's line and column, its serialisation the values. A ``for_each`` over
-a literal map, over ``jsondecode(file("x.json"))``, or over a variable that a local module
-call feeds that way, makes one topic per key, with ``each.key`` and ``each.value.x``
-evaluated. Any other expression (a variable, a local, a function) is an unknown value.
+a literal map, over ``jsondecode(file("x.json"))``, over a local (``local.topics``, from
+the ``locals`` blocks of the module's ``.tf`` files), over ``toset(...)`` or
+``{ for t in ... : t.name => t }`` of those, or over a variable that a local module call
+feeds that way, makes one topic per key, with ``each.key`` and ``each.value.x`` evaluated;
+so is an attribute that is a local. Any other expression (a variable, a function, a local
+that is itself an expression) is an unknown value.
 Each resource instance is one document, named by its address (``kafka_topic.orders["eu"]``).
 
 A topic names its cluster by its provider's alias (``provider = kafka.prod``: cluster
@@ -41,9 +44,15 @@ FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
            "confluent_kafka_topic": {"name": "topic_name", "partitions": "partitions_count",
                                      "config": "config"}}
 _EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
-_EACH = re.compile(r"each\.(key|value)((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$")
+_STEPS = r"((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$"  # .x and ["x"], as _walk takes them
+_EACH = re.compile(r"each\.(key|value)" + _STEPS)
 _JSON_FILE = re.compile(r'jsondecode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"\s*\)\s*\)$')
 _VAR = re.compile(r"var\.([A-Za-z_][A-Za-z0-9_-]*)$")
+_LOCAL = re.compile(r"local\.([A-Za-z_][A-Za-z0-9_-]*)" + _STEPS)
+_TOSET = re.compile(r"toset\((.*)\)$", re.S)
+# { for t in LIST : t.name => t }
+_FOR = re.compile(r"\{\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*:\s*"
+                  r"\1\.([A-Za-z_][A-Za-z0-9_-]*)\s*=>\s*\1\s*\}$", re.S)
 MAX_JSON = 16 * 2**20  # a topics file read for for_each: no larger
 _PROVIDER = re.compile(r"^\$\{kafka\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
 _CLUSTER_REF = re.compile(r"^\$\{confluent_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.id\}$")
@@ -71,15 +80,9 @@ def parse(source: SourceFile) -> list[Document]:
     if not _WORTH_PARSING.search(source.text):
         return []
     try:
-        import hcl2
-        from hcl2.utils import SerializationOptions
-    except ImportError:  # pragma: no cover - a dependency of policylint
-        raise ParseError("reading Terraform needs python-hcl2 (pip install python-hcl2)")
-    try:
-        tree = hcl2.parses_to_tree(source.text)
-        marks = _marks(tree)
-        data = hcl2.serialize(hcl2.transform(tree), serialization_options=SerializationOptions(
-            strip_string_quotes=True, with_comments=False))
+        data, marks = _load(source.text)
+    except ParseError:  # pragma: no cover - python-hcl2 is a dependency of policylint
+        raise
     except RecursionError:
         raise ParseError("invalid HCL: nested too deeply") from None
     except Exception as exc:  # lark's and python-hcl2's errors: the file is no valid HCL
@@ -99,6 +102,20 @@ def parse(source: SourceFile) -> list[Document]:
         prefix = (block,) + tuple(labels)
         docs.append(Document(source, kind, len(docs), _locator(marks, prefix)))
     return docs
+
+
+def _load(text: str, marked: bool = True) -> tuple[dict, dict]:
+    """The values of a ``.tf`` file and (if ``marked``) where each is written; lark's and
+    python-hcl2's errors raised."""
+    try:
+        import hcl2
+        from hcl2.utils import SerializationOptions
+    except ImportError:  # pragma: no cover - a dependency of policylint
+        raise ParseError("reading Terraform needs python-hcl2 (pip install python-hcl2)")
+    tree = hcl2.parses_to_tree(text)
+    data = hcl2.serialize(hcl2.transform(tree), serialization_options=SerializationOptions(
+        strip_string_quotes=True, with_comments=False))
+    return data, _marks(tree) if marked else {}
 
 
 def _blocks(data: dict) -> Iterator[tuple[str, tuple, dict]]:
@@ -195,7 +212,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     fields = fields or Fields(doc)
     values = doc.data["values"]
     kind, name = doc.data["type"], doc.data["name"]
-    each = _instances(values.get("for_each"), doc, related)
+    each = _instances(values.get("for_each"), _folder(doc), related)
     if each is None:  # no for_each: the one instance
         return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}", None)] if t]
     return [t for key, value in each for t in
@@ -207,13 +224,14 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
     names = FIELDS[kind]
     paths = {field: ("values", attribute) for field, attribute in names.items()}
     paths.setdefault("rf", ("values",))
+    folder = _folder(doc)
 
     def value(field: str) -> Any:
         if field not in names:
             return None
         raw = doc.get(paths[field])  # an expression is evaluated before it counts unknown
         if isinstance(raw, str) and "${" in raw:
-            return _evaluate(raw, each)
+            return _evaluate(raw, each, folder)
         return fields.get(paths[field])
 
     config = value("config")
@@ -223,7 +241,8 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
         unknown_config = False
         config = config if isinstance(config, dict) else {}
         config = {k: ("true" if v is True else "false" if v is False else
-                      _evaluate(v, each)) for k, v in config.items() if isinstance(k, str)}
+                      _evaluate(v, each, folder)) for k, v in config.items()
+                  if isinstance(k, str)}
         config = {k: v if v is UNKNOWN or type(v) in (str, int, float) or v is None
                   else UNKNOWN for k, v in config.items()}
     spec = declared(doc, kind=f"Terraform {kind}", name=value("name"), paths=paths,
@@ -257,19 +276,30 @@ def _count(value: Any) -> Any:
     return value if type(value) is int and value > 0 else UNKNOWN
 
 
-def _evaluate(value: Any, each: tuple | None) -> Any:
+def _folder(doc: Document) -> str:
+    """The module (directory) of a document, as its name is shown."""
+    return posixpath.dirname(doc.source.name)
+
+
+def _evaluate(value: Any, each: tuple | None, folder: str) -> Any:
     """A value as Terraform would have it: ``each.key`` and ``each.value.x`` of a known
-    for_each; any other expression is unknown."""
+    for_each, and the module's literal locals; any other expression is unknown."""
     if value is UNKNOWN or not isinstance(value, str) or "${" not in value:
         return value
     match = _EXPRESSION.match(value)
-    if match is None or each is None:
-        return UNKNOWN
-    found = _EACH.match(match.group(1).strip())
-    if found is None:
-        return UNKNOWN
-    current = each[0] if found.group(1) == "key" else each[1]
-    for step in re.findall(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]*)\"\]", found.group(2)):
+    text = match.group(1).strip() if match else ""
+    found = _EACH.match(text)
+    if found and each is not None:
+        return _walk(each[0] if found.group(1) == "key" else each[1], found.group(2))
+    found = _LOCAL.match(text)
+    if found:
+        return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
+    return UNKNOWN
+
+
+def _walk(current: Any, steps: str) -> Any:
+    """``current`` down ``.x`` and ``["x"]`` steps (UNKNOWN where one is missing)."""
+    for step in re.findall(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]*)\"\]", steps):
         key = step[0] or step[1]
         if not isinstance(current, dict) or key not in current:
             return UNKNOWN
@@ -277,45 +307,102 @@ def _evaluate(value: Any, each: tuple | None) -> Any:
     return current  # a value of the wrong shape is refused where it is used
 
 
-def _instances(for_each: Any, doc: Document, related: dict) -> list[tuple] | None:
+def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None:
     """(key, value) of each instance of a ``for_each``; None without one, [] when its keys
     are not known (nothing to judge)."""
     if for_each is None:
         return None
-    if isinstance(for_each, dict):
-        return list(for_each.items())
-    if isinstance(for_each, list) and all(isinstance(k, str) for k in for_each):
-        return [(k, k) for k in for_each]  # toset([...])
-    match = _EXPRESSION.match(for_each) if isinstance(for_each, str) else None
+    collection = _collection(for_each, folder, related)
+    if isinstance(collection, dict):
+        return list(collection.items())
+    if isinstance(collection, list) and all(isinstance(k, str) for k in collection):
+        return [(k, k) for k in collection]  # a set of names
+    return []
+
+
+def _collection(value: Any, folder: str, related: dict) -> Any:
+    """The map or list an expression of the module in ``folder`` stands for; None (or
+    UNKNOWN) where policylint cannot know it."""
+    if isinstance(value, (dict, list)):
+        return value
+    match = _EXPRESSION.match(value) if isinstance(value, str) else None
     text = match.group(1).strip() if match else ""
-    folder = posixpath.dirname(doc.source.name)
+    found = _TOSET.match(text)
+    if found:
+        return _collection(f"${{{found.group(1).strip()}}}", folder, related)
+    found = _FOR.match(text)
+    if found:  # { for t in LIST : t.name => t }
+        items = _collection(f"${{{found.group(2).strip()}}}", folder, related)
+        key = found.group(3)
+        if isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get(key), str)
+                                           for i in items):
+            return {i[key]: i for i in items}
+        return None
     found = _JSON_FILE.match(text)
     if found:
-        return _json_map(folder, found.group(1))
+        return _json_file(folder, found.group(1))
+    found = _LOCAL.match(text)
+    if found:
+        return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
     found = _VAR.match(text)
     if found:  # a module's variable, fed by a local module call
         for call in related.get("module", ()):
             source = call.data["values"].get("source")
-            caller = posixpath.dirname(call.source.name)
-            if posixpath.normpath(posixpath.join(caller, source)) != posixpath.normpath(folder):
+            caller = _folder(call)
+            if posixpath.normpath(posixpath.join(caller, source)) == posixpath.normpath(folder):
+                return _collection(call.data["values"].get(found.group(1)), caller, related)
+    return None
+
+
+_LOCALS: dict[tuple, dict] = {}  # (folder, its .tf files' names, sizes and times) -> locals
+
+
+def _locals(folder: str) -> dict:
+    """The locals of the module in ``folder``: every ``locals`` block of its ``.tf`` files,
+    read when a topic refers to one. A string that is an expression is UNKNOWN."""
+    try:
+        entries = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns)
+                         for e in os.scandir(folder or ".")
+                         if e.name.endswith(".tf") and e.is_file())
+    except OSError:
+        return {}
+    key = (os.path.abspath(folder or "."), tuple(entries))
+    if key not in _LOCALS:
+        found: dict = {}
+        for name, size, _ in entries:
+            if size > MAX_JSON:
                 continue
-            argument = call.data["values"].get(found.group(1))
-            if isinstance(argument, dict):
-                return list(argument.items())
-            match = _EXPRESSION.match(argument) if isinstance(argument, str) else None
-            inner = _JSON_FILE.match(match.group(1).strip()) if match else None
-            if inner:
-                return _json_map(caller, inner.group(1))
-    return []
+            try:
+                with open(os.path.join(folder or ".", name), encoding="utf-8") as f:
+                    text = f.read()
+                if re.search(r"^[ \t]*locals\b", text, re.M):
+                    for block in _load(text, marked=False)[0].get("locals") or ():
+                        found.update({k: _literal(v) for k, v in block.items()
+                                      if not k.startswith("__")})
+            except Exception:  # not there, not UTF-8, not HCL: its own lint says so
+                continue
+        _LOCALS.clear()  # one module's at a time: a run reads its modules in turn
+        _LOCALS[key] = found
+    return _LOCALS[key]
 
 
-def _json_map(folder: str, name: str) -> list[tuple]:
+def _literal(value: Any) -> Any:
+    """A local's value with every expression in it UNKNOWN."""
+    if isinstance(value, dict):
+        return {k: _literal(v) for k, v in value.items() if not k.startswith("__")}
+    if isinstance(value, list):
+        return [_literal(v) for v in value]
+    return UNKNOWN if isinstance(value, str) and "${" in value else value
+
+
+def _json_file(folder: str, name: str) -> Any:
+    """``jsondecode(file(name))`` in the module in ``folder``; None where it cannot be read
+    (its topics are not known)."""
     path = os.path.join(folder or ".", name)
     try:
         if os.path.getsize(path) > MAX_JSON:
-            return []
+            return None
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            return json.load(f)
     except (OSError, ValueError, RecursionError):
-        return []  # not there, or not JSON: its topics are not known
-    return list(data.items()) if isinstance(data, dict) else []
+        return None
