@@ -139,13 +139,22 @@ def terraform(rng: random.Random) -> str:
                         "[1, 2]", "{ a = 1 }", "local.x", '"${var.y}"', "true", "1.5"])
     each = rng.choice(["", "for_each = { a = { rf = 2 }, b = {} }", "for_each = var.topics",
                        'for_each = jsondecode(file("missing.json"))', "for_each = [1]",
-                       "count = 2"])
+                       "count = 2", "for_each = local.topics", "for_each = toset(local.names)",
+                       "for_each = { for t in local.list : t.name => t }",
+                       "for_each = toset(local.topics)", "for_each = local.x.y"])
     name = rng.choice(["each.key", '"t"', '""', "var.n", "1"])
     config = rng.choice(["{}", "var.c", '{ "segment.ms" = 1 }', "[]"])
     body = [each, f"name = {name}", f"partitions = {value}", f"replication_factor = {value}",
             f"config = {config}"]
     kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other"])
     text = f'resource "{kind}" "t" {{\n  ' + "\n  ".join(body) + "\n}\n"
+    if rng.random() < 0.4:  # the module's locals, of every shape
+        locals_ = rng.sample([
+            f"x = {value}", "topics = { a = { rf = 1 }, b = var.b }", "topics = var.t",
+            'topics = ["a", 1]', 'names = ["a", "b", "a"]', "names = [1, {}]",
+            'list = [{ name = "a", rf = 1 }, { name = "b" }]', "list = [{ rf = 2 }, 3]",
+            'list = { name = "a" }', 'x = { y = { a = {} } }'], rng.randrange(1, 5))
+        text = "locals {\n  " + "\n  ".join(locals_) + "\n}\n" + text
     return text[:rng.randrange(len(text) + 1)] if rng.random() < 0.1 else text
 
 
