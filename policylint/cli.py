@@ -265,13 +265,27 @@ def lint(
         _say_what_ran(result, policy, time.perf_counter() - started)
     if not result.files:
         sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
-                         "snapshot found in " + " ".join(paths or ["."]) + "\n")
+                         "snapshot found in " + " ".join(paths or ["."])
+                         + _ignored_hint(paths or ["."], respect_gitignore) + "\n")
     if write_baseline:
         from .words import count
         sys.stderr.write(f"policylint: wrote {count(len(result.findings), 'finding')} to the "
                          f"baseline {write_baseline}\n")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+
+
+def _ignored_hint(paths: list[str], respect_gitignore: bool) -> str:
+    """Why a walk found nothing, when the reason is that git ignores a folder it was given."""
+    if not respect_gitignore:
+        return ""
+    from .sources import display_name
+    from .sources.ignore import Excluder
+    excluder = Excluder()
+    ignored = [p for p in paths if os.path.isdir(p) and
+               excluder.excluded(p, display_name(p), is_dir=True)]
+    return f" (git ignores {', '.join(ignored)}: --no-respect-gitignore walks it)" \
+        if ignored else ""
 
 
 def _check_targets(extra: list[tuple[str, str]], rendered: Optional[list] = None) -> None:

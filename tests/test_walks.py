@@ -51,6 +51,9 @@ def test_outside_a_work_tree_nothing_is_ignored(repo):
 
 
 def test_no_respect_gitignore_walks_what_git_ignores_but_not_excludes(repo):
+    result = CliRunner().invoke(app, ["lint", "build"])
+    assert result.exit_code == 0 and "git ignores build: --no-respect-gitignore walks it" \
+        in result.stderr
     assert len(linted(".", "--no-respect-gitignore")) == 7
     assert linted(".", "--no-respect-gitignore", "--exclude", "build/", "--exclude",
                   "node_modules/", "--exclude", "topics/") == ["generated/a.yaml"]
