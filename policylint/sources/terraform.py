@@ -23,6 +23,7 @@ no topic (and its HCL is Terraform's to check).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import posixpath
@@ -360,16 +361,19 @@ _LOCALS: dict[tuple, dict] = {}  # (folder, its .tf files' names, sizes and time
 def _locals(folder: str) -> dict:
     """The locals of the module in ``folder``: every ``locals`` block of its ``.tf`` files,
     read when a topic refers to one. A string that is an expression is UNKNOWN."""
+    entries = []
     try:
-        entries = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns)
-                         for e in os.scandir(folder or ".")
-                         if e.name.endswith(".tf") and e.is_file())
+        for entry in os.scandir(folder or "."):
+            with contextlib.suppress(OSError):  # a link to nowhere is no module file
+                if entry.name.endswith(".tf") and entry.is_file():
+                    info = entry.stat()
+                    entries.append((entry.name, info.st_size, info.st_mtime_ns))
     except OSError:
         return {}
-    key = (os.path.abspath(folder or "."), tuple(entries))
+    key = (os.path.abspath(folder or "."), tuple(sorted(entries)))
     if key not in _LOCALS:
         found: dict = {}
-        for name, size, _ in entries:
+        for name, size, _ in sorted(entries):
             if size > MAX_JSON:
                 continue
             try:
