@@ -443,6 +443,26 @@ def test_terraform_module_fed_by_jsondecode_file(tmp_path):
     assert finding.line == 5 and 'confluent_kafka_topic.main["orders"]' in finding.message
 
 
+def test_terraform_modules_that_feed_each_other_go_round_no_further(tmp_path):
+    """Modules calling each other (Terraform refuses it) leave a for_each unknown, and
+    a module argument that is a caller's local is evaluated where the caller is."""
+    call = 'module "m" {{\n  source = "../{0}"\n  topics = {1}\n}}\n'
+    write_files(tmp_path, {
+        "a/main.tf": call.format("b", "var.topics") + textwrap.dedent("""\
+            resource "kafka_topic" "t" {
+              for_each           = var.topics
+              name               = each.key
+              partitions         = 1
+              replication_factor = 1
+            }
+            """),
+        "b/main.tf": call.format("a", "var.topics")})
+    assert lint([str(tmp_path)], select=BUILT_IN).findings == []
+    write_files(tmp_path, {"b/main.tf": call.format("a", "local.mine")
+                           + 'locals {\n  mine = { orders = {} }\n}\n'})
+    assert [t.name for t in read_inputs([str(tmp_path)]).manifests] == ["orders"]
+
+
 def test_terraform_values_it_cannot_evaluate_are_unknown(tmp_path):
     write_files(tmp_path, {"main.tf": textwrap.dedent("""\
         resource "kafka_topic" "t" {

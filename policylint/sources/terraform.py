@@ -321,19 +321,22 @@ def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None:
     return []
 
 
-def _collection(value: Any, folder: str, related: dict) -> Any:
+def _collection(value: Any, folder: str, related: dict, depth: int = 0) -> Any:
     """The map or list an expression of the module in ``folder`` stands for; None (or
-    UNKNOWN) where policylint cannot know it."""
+    UNKNOWN) where policylint cannot know it (also past a few module calls or functions
+    deep: modules that call each other go round)."""
     if isinstance(value, (dict, list)):
         return value
+    if depth > 8:
+        return None
     match = _EXPRESSION.match(value) if isinstance(value, str) else None
     text = match.group(1).strip() if match else ""
     found = _TOSET.match(text)
     if found:
-        return _collection(f"${{{found.group(1).strip()}}}", folder, related)
+        return _collection(f"${{{found.group(1).strip()}}}", folder, related, depth + 1)
     found = _FOR.match(text)
     if found:  # { for t in LIST : t.name => t }
-        items = _collection(f"${{{found.group(2).strip()}}}", folder, related)
+        items = _collection(f"${{{found.group(2).strip()}}}", folder, related, depth + 1)
         key = found.group(3)
         if isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get(key), str)
                                            for i in items):
@@ -351,7 +354,10 @@ def _collection(value: Any, folder: str, related: dict) -> Any:
             source = call.data["values"].get("source")
             caller = _folder(call)
             if posixpath.normpath(posixpath.join(caller, source)) == posixpath.normpath(folder):
-                return _collection(call.data["values"].get(found.group(1)), caller, related)
+                fed = _collection(call.data["values"].get(found.group(1)), caller, related,
+                                  depth + 1)
+                if fed is not None:
+                    return fed
     return None
 
 
