@@ -155,6 +155,12 @@ def terraform(rng: random.Random) -> str:
             'list = [{ name = "a", rf = 1 }, { name = "b" }]', "list = [{ rf = 2 }, 3]",
             'list = { name = "a" }', 'x = { y = { a = {} } }'], rng.randrange(1, 5))
         text = "locals {\n  " + "\n  ".join(locals_) + "\n}\n" + text
+    if rng.random() < 0.3:  # a module call, to this very folder (Terraform refuses a cycle)
+        argument = rng.choice(["var.topics", "local.topics", "{ a = {} }", "local.list",
+                               'jsondecode(file("t.json"))',
+                               "{ for t in local.list : t.name => t }"])
+        text += f'module "m" {{\n  source = "{rng.choice(["./", "../x", "."])}"\n' \
+                f'  topics = {argument}\n}}\n'
     return text[:rng.randrange(len(text) + 1)] if rng.random() < 0.1 else text
 
 
