@@ -146,7 +146,13 @@ def terraform(rng: random.Random) -> str:
     config = rng.choice(["{}", "var.c", '{ "segment.ms" = 1 }', "[]"])
     body = [each, f"name = {name}", f"partitions = {value}", f"replication_factor = {value}",
             f"config = {config}"]
-    kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other"])
+    kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other", "kubernetes_manifest"])
+    if kind == "kubernetes_manifest":  # a Strimzi topic applied by Terraform
+        body = [each, "manifest = {", '  apiVersion = "kafka.strimzi.io/v1beta2"',
+                f'  kind = {rng.choice(["KafkaTopic", "Kafka", "1"])!r}'.replace("'", '"'),
+                f"  metadata = {{ name = {name} }}",
+                f"  spec = {rng.choice([f'{{ replicas = {value} }}', 'each.value', value])}",
+                "}"]
     text = f'resource "{kind}" "t" {{\n  ' + "\n  ".join(body) + "\n}\n"
     if rng.random() < 0.4:  # the module's locals, of every shape
         locals_ = rng.sample([

@@ -37,10 +37,12 @@ class SourceFile:
         return self._lines[number - 1] if 0 < number <= len(self._lines) else None
 
     def templated(self) -> bool:
-        """Whether the text may hold template placeholders (``${``, ``{{``, ``{%``)."""
+        """Whether the text may hold template placeholders (``${``, ``{{``, ``{%``; HCL's
+        expressions, which python-hcl2 gives as ``${...}``)."""
         if self._templated is None:
             text = self.text
-            self._templated = "${" in text or "{{" in text or "{%" in text
+            self._templated = self.format == "hcl" or "${" in text or "{{" in text or \
+                "{%" in text
         return self._templated
 
     def disables(self) -> dict[int, tuple[set[str], str]]:

@@ -71,13 +71,14 @@ def schema(kind: str) -> dict:
                           else "terraform-topic")
 
 
-# what a file must name to hold a topic resource or a module call: a Terraform repository's
-# other files (networks, clusters, IAM) are not parsed at all
-_WORTH_PARSING = re.compile(r"kafka_topic\b|^[ \t]*module\b", re.M)
+# what a file must name to hold a topic resource, a module call or a Kubernetes manifest of
+# Kafka: a Terraform repository's other files (networks, clusters, IAM) are not parsed at all
+_WORTH_PARSING = re.compile(r'kafka_topic\b|^[ \t]*module\b|\bkind"?\s*=\s*"Kafka', re.M)
 
 
 def parse(source: SourceFile) -> list[Document]:
-    """One document per topic resource block and per local module call of a ``.tf`` file."""
+    """One document per topic resource block and per local module call of a ``.tf`` file,
+    and the manifest of each ``kubernetes_manifest`` (per instance of its ``for_each``)."""
     if not _WORTH_PARSING.search(source.text):
         return []
     try:
@@ -94,6 +95,11 @@ def parse(source: SourceFile) -> list[Document]:
                          ) from None
     docs = []
     for block, labels, values in _blocks(data):
+        if block == "resource" and labels[0] == "kubernetes_manifest":
+            where = (block, *labels, "manifest")  # Document.locate takes the nearest written
+            docs.extend(_manifests(source, values, lambda path, w=where: marks.get(w + path),
+                                   len(docs)))
+            continue
         if block == "resource" and labels[0] in _TYPES:
             kind = {"kind": RESOURCE, "type": labels[0], "name": labels[1], "values": values}
         elif block == "module" and isinstance(values.get("source"), str):
@@ -134,6 +140,39 @@ def _blocks(data: dict) -> Iterator[tuple[str, tuple, dict]]:
 def _attributes(values: Any) -> dict:
     return {k: v for k, v in values.items() if not k.startswith("__")} \
         if isinstance(values, dict) else {}
+
+
+def _manifests(source: SourceFile, values: dict, locate: Any, index: int) -> list[Document]:
+    """The Kubernetes document a ``kubernetes_manifest`` applies (a Strimzi ``KafkaTopic``
+    is read as any other), once per instance of its ``for_each``. A value policylint cannot
+    evaluate stays the expression it is written as, which the formats read as unknown."""
+    manifest = values.get("manifest")
+    if not isinstance(manifest, dict):
+        return []
+    folder = posixpath.dirname(source.name)
+    each = _instances(values.get("for_each"), folder, {})
+    return [Document(source, _resolved(manifest, instance, folder), index + i, locate)
+            for i, instance in enumerate([None] if each is None else each)]
+
+
+def _resolved(value: Any, each: tuple | None, folder: str) -> Any:
+    """``value`` with what policylint can evaluate evaluated, as plain data."""
+    if isinstance(value, dict):
+        return {k: _resolved(v, each, folder) for k, v in value.items()
+                if not k.startswith("__")}
+    if isinstance(value, list):
+        return [_resolved(v, each, folder) for v in value]
+    found = _evaluate(value, each, folder)
+    return value if found is UNKNOWN else _plain(found)
+
+
+def _plain(value: Any) -> Any:
+    """An evaluated value as plain data: a part of a local that is unknown, a placeholder."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return "${unknown}" if value is UNKNOWN else value
 
 
 def _locator(marks: dict, prefix: tuple):
