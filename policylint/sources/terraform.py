@@ -17,8 +17,11 @@ A topic names its cluster by its provider's alias (``provider = kafka.prod``: cl
 the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster.basic.id``:
 cluster ``basic``). A name that is none of the run's clusters places it as if it named none.
 
-A ``.tf`` file that names no ``kafka_topic`` and calls no module is not parsed: it declares
-no topic (and its HCL is Terraform's to check).
+A ``kubernetes_manifest`` applies a Kubernetes document: its ``manifest`` (per instance of
+its ``for_each``) is a document of its own, a Strimzi ``KafkaTopic`` read as any other.
+
+A ``.tf`` file that names no ``kafka_topic``, calls no module and applies no Kafka kind is
+not parsed: it declares no topic (and its HCL is Terraform's to check).
 """
 
 from __future__ import annotations
