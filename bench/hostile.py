@@ -153,6 +153,12 @@ def terraform(rng: random.Random) -> str:
                 f"  metadata = {{ name = {name} }}",
                 f"  spec = {rng.choice([f'{{ replicas = {value} }}', 'each.value', value])}",
                 "}"]
+    if rng.random() < 0.15:  # a kubectl_manifest heredoc, of YAML of every kind
+        yaml = manifest(rng)
+        body = [each, f"yaml_body = <<{rng.choice(['-', ''])}YAML",
+                *(yaml[:rng.randrange(len(yaml) + 1)] if rng.random() < 0.2 else yaml
+                  ).splitlines(), "YAML"]
+        kind = "kubectl_manifest"
     text = f'resource "{kind}" "t" {{\n  ' + "\n  ".join(body) + "\n}\n"
     if rng.random() < 0.4:  # the module's locals, of every shape
         locals_ = rng.sample([

@@ -18,7 +18,8 @@ the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster
 cluster ``basic``). A name that is none of the run's clusters places it as if it named none.
 
 A ``kubernetes_manifest`` applies a Kubernetes document: its ``manifest`` (per instance of
-its ``for_each``) is a document of its own, a Strimzi ``KafkaTopic`` read as any other.
+its ``for_each``) is a document of its own, a Strimzi ``KafkaTopic`` read as any other; so
+is the YAML of a ``kubectl_manifest``'s ``yaml_body`` heredoc.
 
 A ``.tf`` file that names no ``kafka_topic``, calls no module and applies no Kafka kind is
 not parsed: it declares no topic (and its HCL is Terraform's to check).
@@ -76,12 +77,13 @@ def schema(kind: str) -> dict:
 
 # what a file must name to hold a topic resource, a module call or a Kubernetes manifest of
 # Kafka: a Terraform repository's other files (networks, clusters, IAM) are not parsed at all
-_WORTH_PARSING = re.compile(r'kafka_topic\b|^[ \t]*module\b|\bkind"?\s*=\s*"Kafka', re.M)
+_WORTH_PARSING = re.compile(r'kafka_topic\b|^[ \t]*module\b|\bkind"?\s*[=:]\s*"?Kafka', re.M)
 
 
 def parse(source: SourceFile) -> list[Document]:
     """One document per topic resource block and per local module call of a ``.tf`` file,
-    and the manifest of each ``kubernetes_manifest`` (per instance of its ``for_each``)."""
+    the manifest of each ``kubernetes_manifest`` (per instance of its ``for_each``) and the
+    documents of each ``kubectl_manifest``'s heredoc."""
     if not _WORTH_PARSING.search(source.text):
         return []
     try:
@@ -102,6 +104,10 @@ def parse(source: SourceFile) -> list[Document]:
             where = (block, *labels, "manifest")  # Document.locate takes the nearest written
             docs.extend(_manifests(source, values, lambda path, w=where: marks.get(w + path),
                                    len(docs)))
+            continue
+        if block == "resource" and labels[0] == "kubectl_manifest":
+            docs.extend(_yaml_body(source, values.get("yaml_body"),
+                                   marks.get((block, *labels, "yaml_body")), len(docs)))
             continue
         if block == "resource" and labels[0] in _TYPES:
             kind = {"kind": RESOURCE, "type": labels[0], "name": labels[1], "values": values}
@@ -156,6 +162,29 @@ def _manifests(source: SourceFile, values: dict, locate: Any, index: int) -> lis
     each = _instances(values.get("for_each"), folder, {})
     return [Document(source, _resolved(manifest, instance, folder), index + i, locate)
             for i, instance in enumerate([None] if each is None else each)]
+
+
+def _yaml_body(source: SourceFile, body: Any, at: tuple[int, int] | None,
+               index: int) -> list[Document]:
+    """The documents of a ``kubectl_manifest``'s ``yaml_body`` written as a heredoc, read as
+    YAML where they stand (indented as written, which YAML allows), so each value is located
+    at its own line and column. Another expression, or YAML that does not read (a template
+    directive), is not read."""
+    if not isinstance(body, str) or at is None or not body.startswith("<<"):
+        return []
+    from .yamldoc import load_yaml
+    lines = body.split("\n")[1:-1]  # between the heredoc's markers
+    try:
+        docs = load_yaml(SourceFile(source.name, "\n".join(lines) + "\n", "yaml"))
+    except ParseError:
+        return []
+
+    def shifted(doc: Document) -> Any:
+        def locate(path: tuple) -> tuple[int, int] | None:
+            found = doc.locate(path)
+            return None if found is None else (found[0] + at[0], found[1])
+        return locate
+    return [Document(source, doc.data, index + i, shifted(doc)) for i, doc in enumerate(docs)]
 
 
 def _resolved(value: Any, each: tuple | None, folder: str) -> Any:
