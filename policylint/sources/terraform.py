@@ -98,25 +98,21 @@ def parse(source: SourceFile) -> list[Document]:
         raise ParseError(f"invalid HCL: {first}", line if isinstance(line, int) and line > 0
                          else 1, column if isinstance(column, int) and column > 0 else 1
                          ) from None
-    docs = []
+    docs: list[Document] = []
     for block, labels, values in _blocks(data):
+        where = (block, *labels)
         if block == "resource" and labels[0] == "kubernetes_manifest":
-            where = (block, *labels, "manifest")  # Document.locate takes the nearest written
-            docs.extend(_manifests(source, values, lambda path, w=where: marks.get(w + path),
-                                   len(docs)))
-            continue
-        if block == "resource" and labels[0] == "kubectl_manifest":
-            docs.extend(_yaml_body(source, values.get("yaml_body"),
-                                   marks.get((block, *labels, "yaml_body")), len(docs)))
-            continue
-        if block == "resource" and labels[0] in _TYPES:
-            kind = {"kind": RESOURCE, "type": labels[0], "name": labels[1], "values": values}
+            docs += _manifests(source, values, marks, where + ("manifest",), len(docs))
+        elif block == "resource" and labels[0] == "kubectl_manifest":
+            docs += _yaml_body(source, values.get("yaml_body"),
+                               marks.get(where + ("yaml_body",)), len(docs))
+        elif block == "resource" and labels[0] in _TYPES:
+            docs.append(Document(source, {"kind": RESOURCE, "type": labels[0],
+                                          "name": labels[1], "values": values},
+                                 len(docs), _locator(marks, where)))
         elif block == "module" and isinstance(values.get("source"), str):
-            kind = {"kind": MODULE_CALL, "name": labels[0], "values": values}
-        else:
-            continue
-        prefix = (block,) + tuple(labels)
-        docs.append(Document(source, kind, len(docs), _locator(marks, prefix)))
+            docs.append(Document(source, {"kind": MODULE_CALL, "name": labels[0],
+                                          "values": values}, len(docs), _locator(marks, where)))
     return docs
 
 
@@ -151,13 +147,18 @@ def _attributes(values: Any) -> dict:
         if isinstance(values, dict) else {}
 
 
-def _manifests(source: SourceFile, values: dict, locate: Any, index: int) -> list[Document]:
+def _manifests(source: SourceFile, values: dict, marks: dict, where: tuple,
+               index: int) -> list[Document]:
     """The Kubernetes document a ``kubernetes_manifest`` applies (a Strimzi ``KafkaTopic``
-    is read as any other), once per instance of its ``for_each``. A value policylint cannot
-    evaluate stays the expression it is written as, which the formats read as unknown."""
+    is read as any other), written at ``where``, once per instance of its ``for_each``. A
+    value policylint cannot evaluate stays the expression it is written as, which the
+    formats read as unknown."""
     manifest = values.get("manifest")
     if not isinstance(manifest, dict):
         return []
+
+    def locate(path: tuple) -> tuple[int, int] | None:  # Document.locate walks up from here
+        return marks.get(where + path)
     folder = posixpath.dirname(source.name)
     each = _instances(values.get("for_each"), folder, {})
     return [Document(source, _resolved(manifest, instance, folder), index + i, locate)
