@@ -229,16 +229,21 @@ def compose_seconds(paths: list[Path]) -> float:
     return best
 
 
+def _pip(env: Path) -> tuple[list[str], bool]:
+    """``pip install`` of the virtualenv ``env``, and whether it was just made."""
+    made = not (env / "bin" / "python").exists()
+    if made:
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    return [str(env / "bin" / "python"), "-m", "pip", "install", "--quiet"], made
+
+
 def hook_env() -> Path:
     """The ``bin`` of a virtualenv holding policylint as pre-commit installs a hook
     (``pip install .``: policylint's own dependencies only, no extras, and every module
     compiled to bytecode), with this checkout reinstalled into it."""
-    pip = [str(HOOK_ENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    if not (HOOK_ENV / "bin" / "python").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(HOOK_ENV)], check=True)
-        subprocess.run(pip + [str(ROOT)], check=True)
-    else:
-        subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], check=True)
+    pip, made = _pip(HOOK_ENV)
+    subprocess.run(pip + ([str(ROOT)] if made else ["--no-deps", "--force-reinstall",
+                                                     str(ROOT)]), check=True)
     return HOOK_ENV / "bin"
 
 
@@ -248,10 +253,9 @@ def yamllint_env() -> Path:
     whose many packages make every interpreter start a little slower."""
     from importlib.metadata import version
     env = OUT / "yamllint-env"
-    if not (env / "bin" / "yamllint").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                        f"yamllint=={version('yamllint')}"], check=True)
+    pip, made = _pip(env)
+    if made:
+        subprocess.run(pip + [f"yamllint=={version('yamllint')}"], check=True)
     return env / "bin" / "yamllint"
 
 

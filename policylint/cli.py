@@ -258,8 +258,7 @@ def lint(
                     for report_fmt, file in extra]
         output = _statistics(result, fmt) if statistics else \
             render(fmt, result, color=use_color, quiet=quiet)
-    if rendered:
-        _check_targets(extra, rendered)  # every report or none
+    _check_targets(extra, rendered)  # every report or none
     sys.stdout.write(output)
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started)

@@ -81,6 +81,8 @@ def write_all(reports: list[tuple[str, str]]) -> None:
     """Writes every report or none: each goes to a temporary file beside its target first,
     and only when all of them are written do they replace their targets. OSError names the
     report that could not be written."""
+    if not reports:  # a plain run: not even tempfile imported
+        return
     import tempfile
     umask = os.umask(0)  # read it: a report is created as any file the user writes
     os.umask(umask)

@@ -159,7 +159,7 @@ def _manifests(source: SourceFile, values: dict, marks: dict, where: tuple,
 
     def locate(path: tuple) -> tuple[int, int] | None:  # Document.locate walks up from here
         return marks.get(where + path)
-    folder = posixpath.dirname(source.name)
+    folder = _folder(source)
     each = _instances(values.get("for_each"), folder, {})
     return [Document(source, _resolved(manifest, instance, folder), index + i, locate)
             for i, instance in enumerate([None] if each is None else each)]
@@ -188,24 +188,24 @@ def _yaml_body(source: SourceFile, body: Any, at: tuple[int, int] | None,
     return [Document(source, doc.data, index + i, shifted(doc)) for i, doc in enumerate(docs)]
 
 
+def _leaves(value: Any, leaf: Any) -> Any:
+    """``value`` (python-hcl2's data) with ``leaf`` applied to each scalar in it; its
+    ``__`` markers left out."""
+    if isinstance(value, dict):
+        return {k: _leaves(v, leaf) for k, v in value.items() if not k.startswith("__")}
+    if isinstance(value, list):
+        return [_leaves(v, leaf) for v in value]
+    return leaf(value)
+
+
 def _resolved(value: Any, each: tuple | None, folder: str) -> Any:
-    """``value`` with what policylint can evaluate evaluated, as plain data."""
-    if isinstance(value, dict):
-        return {k: _resolved(v, each, folder) for k, v in value.items()
-                if not k.startswith("__")}
-    if isinstance(value, list):
-        return [_resolved(v, each, folder) for v in value]
-    found = _evaluate(value, each, folder)
-    return value if found is UNKNOWN else _plain(found)
-
-
-def _plain(value: Any) -> Any:
-    """An evaluated value as plain data: a part of a local that is unknown, a placeholder."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return "${unknown}" if value is UNKNOWN else value
+    """``value`` with what policylint can evaluate evaluated, as plain data: an expression
+    it cannot stays as written, and an unknown part of a local is a placeholder."""
+    def leaf(written: Any) -> Any:
+        found = _evaluate(written, each, folder)
+        return written if found is UNKNOWN else _leaves(
+            found, lambda v: "${unknown}" if v is UNKNOWN else v)
+    return _leaves(value, leaf)
 
 
 def _locator(marks: dict, prefix: tuple):
@@ -285,7 +285,7 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     fields = fields or Fields(doc)
     values = doc.data["values"]
     kind, name = doc.data["type"], doc.data["name"]
-    each = _instances(values.get("for_each"), _folder(doc), related)
+    each = _instances(values.get("for_each"), _folder(doc.source), related)
     if each is None:  # no for_each: the one instance
         return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}", None)] if t]
     return [t for key, value in each for t in
@@ -297,7 +297,7 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
     names = FIELDS[kind]
     paths = {field: ("values", attribute) for field, attribute in names.items()}
     paths.setdefault("rf", ("values",))
-    folder = _folder(doc)
+    folder = _folder(doc.source)
 
     def value(field: str) -> Any:
         if field not in names:
@@ -349,9 +349,9 @@ def _count(value: Any) -> Any:
     return value if type(value) is int and value > 0 else UNKNOWN
 
 
-def _folder(doc: Document) -> str:
-    """The module (directory) of a document, as its name is shown."""
-    return posixpath.dirname(doc.source.name)
+def _folder(source: SourceFile) -> str:
+    """The module (directory) of a file, as its name is shown."""
+    return posixpath.dirname(source.name)
 
 
 def _evaluate(value: Any, each: tuple | None, folder: str) -> Any:
@@ -394,21 +394,25 @@ def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None:
 
 
 def _collection(value: Any, folder: str, related: dict, depth: int = 0) -> Any:
-    """The map or list an expression of the module in ``folder`` stands for; None (or
-    UNKNOWN) where policylint cannot know it (also past a few module calls or functions
-    deep: modules that call each other go round)."""
+    """The map or list a value of the module in ``folder`` stands for; None (or UNKNOWN)
+    where policylint cannot know it."""
     if isinstance(value, (dict, list)):
         return value
+    match = _EXPRESSION.match(value) if isinstance(value, str) else None
+    return _of_expression(match.group(1).strip(), folder, related, depth) if match else None
+
+
+def _of_expression(text: str, folder: str, related: dict, depth: int) -> Any:
+    """``_collection`` of an expression's text; None past a few module calls or functions
+    deep (modules that call each other go round)."""
     if depth > 8:
         return None
-    match = _EXPRESSION.match(value) if isinstance(value, str) else None
-    text = match.group(1).strip() if match else ""
     found = _TOSET.match(text)
     if found:
-        return _collection(f"${{{found.group(1).strip()}}}", folder, related, depth + 1)
+        return _of_expression(found.group(1).strip(), folder, related, depth + 1)
     found = _FOR.match(text)
     if found:  # { for t in LIST : t.name => t }
-        items = _collection(f"${{{found.group(2).strip()}}}", folder, related, depth + 1)
+        items = _of_expression(found.group(2).strip(), folder, related, depth + 1)
         key = found.group(3)
         if isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get(key), str)
                                            for i in items):
@@ -424,7 +428,7 @@ def _collection(value: Any, folder: str, related: dict, depth: int = 0) -> Any:
     if found:  # a module's variable, fed by a local module call
         for call in related.get("module", ()):
             source = call.data["values"].get("source")
-            caller = _folder(call)
+            caller = _folder(call.source)
             if posixpath.normpath(posixpath.join(caller, source)) == posixpath.normpath(folder):
                 fed = _collection(call.data["values"].get(found.group(1)), caller, related,
                                   depth + 1)
@@ -448,10 +452,11 @@ def _locals(folder: str) -> dict:
                     entries.append((entry.name, info.st_size, info.st_mtime_ns))
     except OSError:
         return {}
-    key = (os.path.abspath(folder or "."), tuple(sorted(entries)))
+    entries.sort()
+    key = (os.path.abspath(folder or "."), tuple(entries))
     if key not in _LOCALS:
         found: dict = {}
-        for name, size, _ in sorted(entries):
+        for name, size, _ in entries:
             if size > MAX_JSON:
                 continue
             try:
@@ -459,8 +464,7 @@ def _locals(folder: str) -> dict:
                     text = f.read()
                 if re.search(r"^[ \t]*locals\b", text, re.M):
                     for block in _load(text, marked=False)[0].get("locals") or ():
-                        found.update({k: _literal(v) for k, v in block.items()
-                                      if not k.startswith("__")})
+                        found.update(_leaves(block, _literal))
             except Exception:  # not there, not UTF-8, not HCL: its own lint says so
                 continue
         _LOCALS.clear()  # one module's at a time: a run reads its modules in turn
@@ -469,11 +473,7 @@ def _locals(folder: str) -> dict:
 
 
 def _literal(value: Any) -> Any:
-    """A local's value with every expression in it UNKNOWN."""
-    if isinstance(value, dict):
-        return {k: _literal(v) for k, v in value.items() if not k.startswith("__")}
-    if isinstance(value, list):
-        return [_literal(v) for v in value]
+    """A scalar of a local: an expression in it is UNKNOWN."""
     return UNKNOWN if isinstance(value, str) and "${" in value else value
 
 
