@@ -146,7 +146,25 @@ def terraform(rng: random.Random) -> str:
     config = rng.choice(["{}", "var.c", '{ "segment.ms" = 1 }', "[]"])
     body = [each, f"name = {name}", f"partitions = {value}", f"replication_factor = {value}",
             f"config = {config}"]
-    kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other", "kubernetes_manifest"])
+    kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other", "kubernetes_manifest",
+                       "aiven_kafka_topic", "aws_msk_topic"])
+    if kind == "aiven_kafka_topic":  # a config block, or blocks, or an attribute
+        block = rng.choice(["config {\n    min_insync_replicas = VALUE\n  }",
+                            "config {}\n  config { retention_ms = VALUE }",
+                            "config = { retention_ms = VALUE }", "config = var.c",
+                            "dynamic \"config\" {\n    for_each = [1]\n  }"])
+        body = [each, f"topic_name = {name}", f"replication = {value}",
+                "service_name = " + rng.choice(['"s"', "var.s", "1", '""']),
+                block.replace("VALUE", value)]
+    if kind == "aws_msk_topic":  # configs as jsonencode, JSON text, or neither
+        configs = rng.choice([f'jsonencode({{ "min.insync.replicas" = {value} }})',
+                              "jsonencode(var.c)", "jsonencode()", '"{\\"a\\": 1}"',
+                              '"[1]"', '"{"', "jsonencode({ a = { b = [1] } })",
+                              "jsonencode(" * 40 + "1" + ")" * 40])
+        body = [each, f"name = {name}", f"partition_count = {value}",
+                f"replication_factor = {value}", f"configs = {configs}",
+                "cluster_arn = " + rng.choice(["aws_msk_cluster.m.arn", "var.a", '"arn:"',
+                                               '"arn:aws:kafka:r:1:cluster/c/u"'])]
     if kind == "kubernetes_manifest":  # a Strimzi topic applied by Terraform
         body = [each, "manifest = {", '  apiVersion = "kafka.strimzi.io/v1beta2"',
                 f'  kind = {rng.choice(["KafkaTopic", "Kafka", "1"])!r}'.replace("'", '"'),
@@ -185,8 +203,15 @@ def terraform_plan(rng: random.Random) -> str:
               "before": rng.choice([side, None, []]), "after": rng.choice([side, None, 1]),
               "after_unknown": rng.choice([{}, {"partitions": True}, True, None]),
               "replace_paths": rng.choice([[["name"]], [[0, {}]], "x", None])}
+    if rng.random() < 0.3:  # Aiven's config block and MSK's configs JSON, of every shape
+        side["config"] = rng.choice([[{"retention_ms": "1", "segment_ms": None}], [], [1],
+                                     [{"a": [1]}, {}], {"retention_ms": 1}])
+        side["configs"] = rng.choice(['{"retention.ms": "1"}', "{", "[1]", 1, None,
+                                      '{"a": {"b": 1}}'])
+        side["replication"] = rng.choice([3, "3", None])
     entry = {"address": rng.choice(["kafka_topic.t", 1]), "mode": "managed",
-             "type": rng.choice(["kafka_topic", "confluent_kafka_topic"]), "name": "t",
+             "type": rng.choice(["kafka_topic", "confluent_kafka_topic", "aiven_kafka_topic",
+                                 "aws_msk_topic"]), "name": "t",
              "change": rng.choice([change, None, []])}
     return json.dumps({"format_version": "1.2", "resource_changes": rng.choice(
         [[entry], [entry, entry], "x", [None]])})

@@ -245,10 +245,14 @@ class Schema:
 
     def _any_of(self, schema: dict) -> Any:
         branches = [self._translate(s) for s in schema["anyOf"]]
+        kinds = [_kind(b) for b in branches]
+        # msgspec 0.22.0 crashes reading a list as a list-or-constrained-string union
+        fragile = list in kinds and any(k is str and b is not str
+                                        for k, b in zip(kinds, branches))
         try:  # msgspec takes a union of distinct kinds (an int or a string) as it is
-            union = Union[tuple(branches)]
-            msgspec.json.Decoder(union, dec_hook=self._hook)
-            if len({_kind(b) for b in branches}) == len(branches):
+            if len(set(kinds)) == len(branches) and not fragile:
+                union = Union[tuple(branches)]
+                msgspec.json.Decoder(union, dec_hook=self._hook)
                 return union
         except TypeError:
             pass

@@ -3,6 +3,8 @@ with the reference implementation (jsonschema) on them."""
 
 import copy
 import random
+import subprocess
+import sys
 
 import jsonschema
 import pytest
@@ -14,7 +16,7 @@ from policylint.sources.schemas import schema, validator
 from conftest import CASES
 
 NAMES = ["reassignment", "snapshot", "strimzi-topic", "strimzi-topic-v1", "strimzi-kafka", "strimzi-nodepool",
-         "policy"]
+         "policy", "terraform-topic", "terraform-aiven-topic"]
 # policylint narrows "integer" to true integers (no 1.0, no booleans); so does the reference
 _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
     "integer", lambda checker, value: type(value) is int)
@@ -129,3 +131,19 @@ def test_values_judged_once_are_told_apart_by_type():
                            ({"retention.ms": [[1]]}, False)):
             assert ours.accepts({**topic, "spec": {**topic["spec"], "config": config}}) \
                 is ok, config
+
+
+def test_a_list_or_patterned_string_is_judged_without_crashing():
+    """msgspec 0.22.0 crashes the process on a union of a list and a string with a pattern
+    (Aiven's config block, or an expression): such an anyOf is judged branch by branch. In a
+    process of its own, so that a crash fails this test rather than the run."""
+    code = """if True:
+        from policylint.schema import Schema
+        s = Schema({"anyOf": [{"type": "array", "items": {"type": "object"}},
+                              {"type": "string", "pattern": "^x"}]})
+        assert s.errors([{}]) == [] and s.errors("xy") == [], "refused"
+        assert s.errors("y") and s.errors([1]), "accepted"
+        print("ok")
+    """
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr[-500:]

@@ -403,9 +403,9 @@ def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Findin
                  None)
     message = f"{other}: not a document policylint checks" if other else (
         "not a document policylint knows (a topic declaration of Strimzi, Confluent for "
-        "Kubernetes, Jikkou, Koperator, Aiven, Conduktor, topicctl, JulieOps or kafka-gitops, "
-        "a Kafka cluster resource, a reassignment plan, kafka-topics.sh --describe output "
-        "or a ClusterSnapshot)")
+        "Kubernetes, Jikkou, Koperator, Aiven, Conduktor, topicctl, JulieOps, kafka-gitops or "
+        "Terraform, a Kafka cluster resource, a reassignment plan, a Terraform plan, "
+        "kafka-topics.sh --describe output or a ClusterSnapshot)")
     return source_finding("PL102", message, name, at=(docs[0], ()) if docs else None)
 
 

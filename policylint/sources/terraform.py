@@ -1,6 +1,10 @@
-"""Terraform HCL (``*.tf``): ``resource "kafka_topic"`` (the Mongey/kafka provider: ``name``,
-``partitions``, ``replication_factor``, ``config``) and ``resource "confluent_kafka_topic"``
-(``topic_name``, ``partitions_count``, ``config``; no RF) blocks are topic declarations.
+"""Terraform HCL (``*.tf``): the topic resources of four providers are topic declarations:
+``kafka_topic`` (the Mongey/kafka provider: ``name``, ``partitions``,
+``replication_factor``, ``config``), ``confluent_kafka_topic`` (``topic_name``,
+``partitions_count``, ``config``; no RF), ``aiven_kafka_topic`` (``topic_name``,
+``partitions``, ``replication``, a ``config`` block of Kafka's keys in snake_case) and
+``aws_msk_topic`` (``name``, ``partition_count``, ``replication_factor``, ``configs``: the
+JSON of a ``jsonencode({...})``).
 
 HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
 gives every attribute's line and column, its serialisation the values. A ``for_each`` over
@@ -13,9 +17,11 @@ that is itself an expression) is an unknown value.
 Each resource instance is one document, named by its address (``kafka_topic.orders["eu"]``).
 
 A topic names its cluster by its provider's alias (``provider = kafka.prod``: cluster
-``prod``), or by its ``kafka_cluster`` block: a literal id (``lkc-abc123``), or the label of
+``prod``), by its ``kafka_cluster`` block: a literal id (``lkc-abc123``), or the label of
 the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster.basic.id``:
-cluster ``basic``). A name that is none of the run's clusters places it as if it named none.
+cluster ``basic``), by its Aiven ``service_name``, or by its ``cluster_arn``: the MSK
+cluster's name in a literal ARN, or the label of the ``aws_msk_cluster`` it refers to. A
+name that is none of the run's clusters places it as if it named none.
 
 A ``kubernetes_manifest`` applies a Kubernetes document: its ``manifest`` (per instance of
 its ``for_each``) is a document of its own, a Strimzi ``KafkaTopic`` read as any other; so
@@ -38,16 +44,20 @@ from ..model import KEY, TopicSpec
 from .document import Document, ParseError, SourceFile
 from .formats import UNKNOWN, Fields, declared
 
-KINDS = {"terraform-kafka-topic": "topics", "terraform-confluent-topic": "topics",
-         "terraform-module-call": "module"}
 RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
 _TYPES = {"kafka_topic": "terraform-kafka-topic",
-          "confluent_kafka_topic": "terraform-confluent-topic"}
+          "confluent_kafka_topic": "terraform-confluent-topic",
+          "aiven_kafka_topic": "terraform-aiven-topic", "aws_msk_topic": "terraform-msk-topic"}
+KINDS = {**dict.fromkeys(_TYPES.values(), "topics"), "terraform-module-call": "module"}
 # where each provider keeps a topic's fields
 FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
                            "partitions": "partitions", "config": "config"},
            "confluent_kafka_topic": {"name": "topic_name", "partitions": "partitions_count",
-                                     "config": "config"}}
+                                     "config": "config"},
+           "aiven_kafka_topic": {"name": "topic_name", "rf": "replication",
+                                 "partitions": "partitions", "config": "config"},
+           "aws_msk_topic": {"name": "name", "rf": "replication_factor",
+                             "partitions": "partition_count", "config": "configs"}}
 _EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
 _STEPS = r"((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$"  # .x and ["x"], as _walk takes them
 _EACH = re.compile(r"each\.(key|value)" + _STEPS)
@@ -61,6 +71,9 @@ _FOR = re.compile(r"\{\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*:\s*"
 MAX_JSON = 16 * 2**20  # a topics file read for for_each: no larger
 _PROVIDER = re.compile(r"^\$\{kafka\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
 _CLUSTER_REF = re.compile(r"^\$\{confluent_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.id\}$")
+_MSK_REF = re.compile(r"^\$\{aws_msk_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.arn\}$")
+_MSK_ARN = re.compile(r"^arn:aws[a-z-]*:kafka:[^:]*:[^:]*:cluster/([^/]+)/")
+_JSONENCODE = re.compile(r"jsonencode\((.*)\)$", re.S)
 
 
 def detect(data: dict) -> str | None:
@@ -71,13 +84,14 @@ def detect(data: dict) -> str | None:
 
 def schema(kind: str) -> dict:
     from . import schemas
-    return schemas.schema("terraform-module-call" if kind == "terraform-module-call"
+    return schemas.schema(kind if kind in ("terraform-module-call", "terraform-aiven-topic")
                           else "terraform-topic")
 
 
 # what a file must name to hold a topic resource, a module call or a Kubernetes manifest of
 # Kafka: a Terraform repository's other files (networks, clusters, IAM) are not parsed at all
-_WORTH_PARSING = re.compile(r'kafka_topic\b|^[ \t]*module\b|\bkind"?\s*[=:]\s*"?Kafka', re.M)
+_WORTH_PARSING = re.compile(r'kafka_topic\b|msk_topic\b|^[ \t]*module\b|\bkind"?\s*[=:]\s*"?Kafka',
+                            re.M)
 
 
 def parse(source: SourceFile) -> list[Document]:
@@ -143,8 +157,7 @@ def _blocks(data: dict) -> Iterator[tuple[str, tuple, dict]]:
 
 
 def _attributes(values: Any) -> dict:
-    return {k: v for k, v in values.items() if not k.startswith("__")} \
-        if isinstance(values, dict) else {}
+    return _leaves(values, lambda v: v) if isinstance(values, dict) else {}
 
 
 def _manifests(source: SourceFile, values: dict, marks: dict, where: tuple,
@@ -226,13 +239,28 @@ def _marks(tree: Any) -> dict[tuple, tuple[int, int]]:
                                                                              "string")]
         path = tuple(_text(p) for p in parts)
         marks[path] = _first(block)
-        inner = next((c for c in block.children if getattr(c, "data", None) == "body"), None)
-        for attribute in _children(inner, "attribute"):
-            name, value = attribute.children[0], attribute.children[-1]
-            here = path + (_text(name),)
-            marks[here + (KEY,)] = _first(name)
-            _mark_value(value, here, marks)
+        _mark_body(block, path, marks)
     return marks
+
+
+def _mark_body(block: Any, path: tuple, marks: dict) -> None:
+    """The marks of a block's attributes, and of its inner blocks' (``config { ... }``) at
+    ``(name, i)``: python-hcl2 makes a list of the blocks of each name."""
+    inner = next((c for c in block.children if getattr(c, "data", None) == "body"), None)
+    for attribute in _children(inner, "attribute"):
+        name, value = attribute.children[0], attribute.children[-1]
+        here = path + (_text(name),)
+        marks[here + (KEY,)] = _first(name)
+        _mark_value(value, here, marks)
+    seen: dict[str, int] = {}
+    for nested in _children(inner, "block"):
+        name = _text(nested.children[0])
+        here = path + (name, seen.setdefault(name, 0))
+        seen[name] += 1
+        marks[here] = marks[here + (KEY,)] = _first(nested)
+        marks.setdefault(here[:-1], marks[here])  # the list of them: at the first
+        if len(here) < 12:  # blocks in blocks: deep enough for any topic's
+            _mark_body(nested, here, marks)
 
 
 def _mark_value(node: Any, path: tuple, marks: dict, depth: int = 0) -> None:
@@ -307,31 +335,67 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
             return _evaluate(raw, each, folder)
         return fields.get(paths[field])
 
-    config = value("config")
+    config, config_paths = config_of(kind, value("config"), paths.get("config", ()))
     if config is UNKNOWN:
         config, unknown_config = {}, True
     else:
         unknown_config = False
-        config = config if isinstance(config, dict) else {}
         config = {k: ("true" if v is True else "false" if v is False else
-                      _evaluate(v, each, folder)) for k, v in config.items()
-                  if isinstance(k, str)}
+                      _evaluate(v, each, folder)) for k, v in config.items()}
         config = {k: v if v is UNKNOWN or type(v) in (str, int, float) or v is None
                   else UNKNOWN for k, v in config.items()}
     spec = declared(doc, kind=f"Terraform {kind}", name=value("name"), paths=paths,
                     rf=_count(value("rf")), partitions=_count(value("partitions")),
-                    config=config, resource=("terraform", None, address), origin=address,
+                    config=config, config_paths=config_paths,
+                    resource=("terraform", None, address), origin=address,
                     cluster=cluster_named(doc.data["values"]), cluster_by_reference=True)
     if spec is not None and unknown_config:
         spec.unknown = spec.unknown | {"config"}
     return spec
 
 
+def config_of(kind: str, written: Any, at: tuple) -> tuple[Any, dict | None]:
+    """A topic resource's config (written at ``at``) by Kafka's keys, UNKNOWN where it is
+    an expression; and where each key is written when not at ``at + (key,)``: Aiven's
+    ``config`` block (a list of one, in snake_case) and MSK's ``configs`` (JSON text, or
+    the object of a ``jsonencode``) are located at their own keys and at ``configs``."""
+    if kind == "aws_msk_topic" and isinstance(written, str) and "${" not in written:
+        try:
+            written = json.loads(written)
+        except (ValueError, RecursionError):
+            return UNKNOWN, None
+    if written is UNKNOWN:
+        return UNKNOWN, None
+    if kind == "aws_msk_topic":
+        config = _config_keys(written)
+        return config, {key: (at, at + (KEY,)) for key in config}
+    if kind == "aiven_kafka_topic" and isinstance(written, list):
+        if len(written) != 1:
+            return {}, None  # none, or blocks that Terraform refuses
+        block = {k: v for k, v in _config_keys(written[0]).items() if v is not None}
+        return {k.replace("_", "."): v for k, v in block.items()}, {
+            k.replace("_", "."): (at + (0, k), at + (0, k, KEY)) for k in block}
+    return _config_keys(written), None
+
+
+def _config_keys(written: Any) -> dict:
+    return {k: v for k, v in written.items() if isinstance(k, str)} \
+        if isinstance(written, dict) else {}
+
+
 def cluster_named(values: dict) -> str | None:
-    """The cluster a topic resource's attributes name: its kafka provider's alias, or its
-    Confluent ``kafka_cluster``'s id or the label of the cluster resource it refers to."""
+    """The cluster a topic resource's attributes name: its kafka provider's alias, its
+    Confluent ``kafka_cluster``'s id or the label of the cluster resource it refers to, its
+    Aiven service, or its MSK cluster's name (in the ARN) or label."""
     provider = values.get("provider")
     found = _PROVIDER.match(provider) if isinstance(provider, str) else None
+    if found:
+        return found.group(1)
+    service = values.get("service_name")
+    if isinstance(service, str) and service and "${" not in service:
+        return service
+    arn = values.get("cluster_arn")
+    found = (_MSK_REF.match(arn) or _MSK_ARN.match(arn)) if isinstance(arn, str) else None
     if found:
         return found.group(1)
     block = values.get("kafka_cluster")
@@ -367,6 +431,13 @@ def _evaluate(value: Any, each: tuple | None, folder: str) -> Any:
     found = _LOCAL.match(text)
     if found:
         return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
+    found = _JSONENCODE.match(text)
+    if found:  # the value it encodes, evaluated in turn
+        try:
+            encoded = _load(f"v = {found.group(1)}\n", marked=False)[0].get("v", UNKNOWN)
+        except Exception:  # not an HCL value on its own
+            return UNKNOWN
+        return _leaves(encoded, lambda v: _evaluate(v, each, folder))
     return UNKNOWN
 
 

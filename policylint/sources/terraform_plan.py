@@ -1,8 +1,8 @@
 """A Terraform plan as ``terraform show -json PLANFILE`` prints it: each ``resource_changes``
-entry of a topic resource (``kafka_topic``, ``confluent_kafka_topic``) is a change of a
-topic, ``change.before`` and ``change.after`` with its ``actions``. The topics as they will
-be (``after``) are judged like any declaration; the changes by the diff-mode rules, with no
-``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
+entry of a topic resource (``kafka_topic``, ``confluent_kafka_topic``, ``aiven_kafka_topic``,
+``aws_msk_topic``) is a change of a topic, ``change.before`` and ``change.after`` with its
+``actions``. The topics as they will be (``after``) are judged like any declaration; the
+changes by the diff-mode rules, with no ``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
 read. A value the plan knows only after apply (``after_unknown``) is unknown. (A format with
 ``changes`` declares its topics through them: their ``after`` sides.)
 """
@@ -15,7 +15,7 @@ from ..model import Change, TopicSpec
 from . import schemas
 from .document import Document
 from .formats import SCALARS, UNKNOWN, Fields, declared
-from .terraform import FIELDS, cluster_named
+from .terraform import FIELDS, cluster_named, config_of
 
 KINDS = {"terraform-plan": "topics"}
 ORDER = 30
@@ -80,16 +80,18 @@ def _side(doc: Document, fields: Fields, i: int, entry: dict, side: str) -> Topi
 
     paths = {field: at + (attribute,) for field, attribute in names.items()}
     paths.setdefault("rf", at)
-    config = value("config")
-    if isinstance(config, dict):
-        config = fields.mapping(at + (names["config"],)) if fields.bad or any(
-            type(v) not in SCALARS for v in config.values()) else config
-    else:
+    config, config_paths = config_of(entry["type"], value("config"), at + (names["config"],))
+    if config is UNKNOWN:
         config = {}
+    elif config_paths:  # Aiven's block, MSK's JSON: read here, not where Fields would look
+        config = {k: v if type(v) in SCALARS else UNKNOWN for k, v in config.items()}
+    elif fields.bad or any(type(v) not in SCALARS for v in config.values()):
+        config = fields.mapping(at + (names["config"],))
     rf, partitions = value("rf"), value("partitions")
     address = _address(entry)
     return declared(doc, kind=f"Terraform {entry['type']}", name=value("name"),
                     paths=paths, rf=rf if rf is UNKNOWN or type(rf) is int else None,
                     partitions=partitions if partitions is UNKNOWN or type(partitions) is int
-                    else None, config=config, resource=("terraform", None, address),
+                    else None, config=config, config_paths=config_paths,
+                    resource=("terraform", None, address),
                     origin=address, cluster=cluster_named(values), cluster_by_reference=True)
