@@ -9,7 +9,10 @@ class DuplicateTopic(Rule):
     defined for the same cluster (the Strimzi `spec.topicName`, else `metadata.name`; each
     format's name field), whatever their formats. Clusters are scoped by directory: the
     same topics declared for two environments' clusters of one name (`aws/`, `azure/`) are
-    not duplicates. A name that is a template placeholder is not compared.
+    not duplicates. A Terraform topic that no cluster among the inputs takes is its
+    module's: a module's provider configurations and cluster resources are its own, so two
+    environments' modules (`envs/dev`, `envs/prod`) are two clusters, and so are two
+    provider aliases. A name that is a template placeholder is not compared.
 
     ## Why is this bad?
     The Strimzi topic operator reconciles only one of them and marks the other not ready;

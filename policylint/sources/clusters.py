@@ -57,6 +57,9 @@ class Group:
     """The linted inputs of one cluster (None: no cluster, or one the run does not have)."""
     cluster: Cluster | None
     label: str | None = None  # the cluster a manifest names when it is none of the run's
+    #: a Terraform module's own cluster (its directory, the cluster it names), when no
+    #: cluster of the run takes its topics (see ``module_scope``)
+    scope: tuple | None = None
     manifests: list[TopicSpec] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
@@ -106,6 +109,17 @@ def describe(described: list[Described]) -> tuple[list[Cluster], list[tuple[str,
 
 def _captured(snapshot: Snapshot) -> str:
     return snapshot.captured_at or ""
+
+
+def module_scope(spec: TopicSpec, cluster: Cluster | None) -> tuple | None:
+    """The scope of a Terraform topic no cluster of the run takes: its module (directory)
+    and the cluster it names there. A module's provider configurations, and the cluster
+    resources its topics refer to, are its own: two environments' modules declaring the
+    same topics declare them for two clusters, and one module's two provider aliases are
+    two clusters."""
+    if cluster is None and spec.cluster_by_reference:
+        return posixpath.dirname(spec.doc.source.name), spec.cluster
+    return None
 
 
 class Placement:

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
                formats, kind_of, load, parse_context, parse_files, snapshot, source_finding,
                strimzi, walk)
-from .clusters import Cluster, Group, Placement, describe, duplicate
+from .clusters import Cluster, Group, Placement, describe, duplicate, module_scope
 from .current import current_assignment
 from .document import Document
 from .formats import Fields
@@ -120,10 +120,11 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
              placement: Placement) -> list[Group]:
     groups: dict[object, Group] = {id(c): Group(c) for c in clusters}
 
-    def group(cluster: Cluster | None, label: str | None = None) -> Group:
-        key = id(cluster) if cluster is not None else ("label", label)
+    def group(cluster: Cluster | None, label: str | None = None,
+              scope: tuple | None = None) -> Group:
+        key = id(cluster) if cluster is not None else ("label", label, scope)
         if key not in groups:
-            groups[key] = Group(cluster, label)
+            groups[key] = Group(cluster, label, scope)
         return groups[key]
 
     for spec in inputs.manifests:
@@ -134,7 +135,7 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
                 f"clusters among the inputs ({placement.names()}): rules that need its "
                 "cluster skip it; lint it with that cluster's Kafka resource or snapshot",
                 spec.doc.source.name, at=spec.where("cluster")))
-        group(cluster, unknown).manifests.append(spec)
+        group(cluster, unknown, module_scope(spec, cluster)).manifests.append(spec)
     for plan in inputs.plans:
         cluster = placement.of_file(plan.doc.source.name)
         if cluster is None and clusters:
@@ -147,8 +148,9 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
             inputs.unplaced += len(plan.moves)
         group(cluster).plans.append(plan)
     for change in inputs.changes:
-        cluster, label = placement.of_manifest(change.after or change.before)
-        group(cluster, label).changes.append(change)
+        spec = change.after or change.before
+        cluster, label = placement.of_manifest(spec)
+        group(cluster, label, module_scope(spec, cluster)).changes.append(change)
     for snap in inputs.snapshots:
         group(_own(clusters, snap.profile)).snapshots.append(snap)
     for profile in profiles:
@@ -161,10 +163,11 @@ def place_base(inputs: Inputs, specs: list[TopicSpec]) -> None:
     the manifests of the working tree are."""
     for spec in specs:
         cluster, label = inputs.placement.of_manifest(spec)
-        same = next((g for g in inputs.groups if g.cluster is cluster and g.label == label),
-                    None)
+        scope = module_scope(spec, cluster)
+        same = next((g for g in inputs.groups if g.cluster is cluster and g.label == label
+                     and g.scope == scope), None)
         if same is None:
-            same = Group(cluster, label)
+            same = Group(cluster, label, scope)
             inputs.groups.append(same)
         same.base.append(spec)
 
