@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, compress, count, repeat
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
+
+from msgspec import Struct, field
 
 from . import kafka_configs
 from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
@@ -22,8 +23,7 @@ from .suppressions import ANNOTATION, Suppressions
 from .views import PlanView, ReplicaLists
 
 
-@dataclass(frozen=True)
-class MinIsrSubject:
+class MinIsrSubject(Struct, frozen=True):
     """A subject of the min ISR rules: a topic, or a plan entry (``partition`` set)."""
     topic: str
     partition: int | None
@@ -65,8 +65,7 @@ class ConfigEntry(NamedTuple):
     problem: str | None
 
 
-@dataclass
-class Context:
+class Context(Struct):
     """What rules may know besides their target: the cluster, the baselines, the policy."""
     policy: Policy = field(default_factory=Policy)
     profile: ClusterProfile | None = None
@@ -298,8 +297,7 @@ def _by_metric_name(source: dict | list) -> dict[str, list[str]]:
             for metric, same in found.items()}
 
 
-@dataclass
-class Result:
+class Result(Struct):
     findings: list[Finding]
     files: int
     unchecked: dict[str, int]

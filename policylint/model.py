@@ -7,8 +7,9 @@ it came from, so a rule can point at a value (``where``) without knowing the fil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from msgspec import Struct, field
 
 #: a ``policylint.sources.document.Document``: the model names it without importing it
 #: (sources build the model, not the other way round)
@@ -32,8 +33,7 @@ SEVERITIES = ("error", "warning", "note")
 SEVERITY_RANK = {"error": 3, "warning": 2, "note": 1}
 
 
-@dataclass(slots=True)
-class ClusterProfile:
+class ClusterProfile(Struct):
     """Brokers, broker defaults and version of one cluster.
 
     ``brokers`` maps broker id to rack (``None``: no rack); it is ``None`` itself when the
@@ -62,8 +62,7 @@ class ClusterProfile:
         return None if self.doc is None else (self.doc, self.brokers_path)
 
 
-@dataclass(slots=True)
-class TopicSpec:
+class TopicSpec(Struct):
     """A topic as a manifest declares it. ``rf``/``partitions`` None: the broker default."""
     name: str
     rf: int | None
@@ -161,8 +160,7 @@ def current_rf(p: PartitionState) -> int:
     return len(target_replicas(p)) if p.removing else len(p.replicas)
 
 
-@dataclass(slots=True)
-class TopicState:
+class TopicState(Struct):
     name: str
     config: dict[str, Any]
     partitions: list[PartitionState]
@@ -176,8 +174,7 @@ class TopicState:
         return (self.doc, self.path + ("partitions", p.index) + rest)
 
 
-@dataclass(slots=True)
-class Snapshot:
+class Snapshot(Struct):
     profile: ClusterProfile
     topics: dict[str, TopicState]
     doc: Document
@@ -195,8 +192,7 @@ class Move(NamedTuple):
     index: int  # position in the plan's "partitions" list
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(Struct):
     moves: list[Move]
     doc: Document
     entries: int  # written in the file, valid or not
@@ -225,8 +221,7 @@ class LineFix(NamedTuple):
     text: str | None
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Struct):
     rule: str
     name: str
     severity: str

@@ -13,9 +13,10 @@ import datetime as dt
 import fnmatch
 import importlib.util
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from .model import KEY, Ref
 from .registry import all_rules, find
@@ -34,8 +35,7 @@ class PolicyError(Exception):
     pass
 
 
-@dataclass
-class Exemption:
+class Exemption(Struct):
     rule: str
     topics: list[str]
     reason: str
@@ -49,12 +49,11 @@ class Exemption:
         return code == self.rule and topic is not None and any(
             fnmatch.fnmatchcase(topic, glob) for glob in self.topics)
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "at": None}
+    def __reduce__(self) -> tuple:
+        return Exemption, (self.rule, self.topics, self.reason, self.expires, None)
 
 
-@dataclass
-class Policy:
+class Policy(Struct):
     source: str = "default"
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> settings
     allow_rf_change: list[str] = field(default_factory=list)

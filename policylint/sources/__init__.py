@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
+
+from msgspec import Struct, field
 
 from ..model import Change, Finding, Plan, Snapshot, TopicSpec
 from ..schema import format_path
@@ -37,8 +38,7 @@ class InputError(Exception):
     """A problem with how policylint was called, not with a linted file (exit 2)."""
 
 
-@dataclass
-class Inputs:
+class Inputs(Struct):
     files: list[str] = field(default_factory=list)  # checked
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     findings: list[Finding] = field(default_factory=list)

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec
 from .document import Document
 
 
-@dataclass(eq=False)
-class Cluster:
+class Cluster(Struct, eq=False):
     profile: ClusterProfile
     snapshot: Snapshot | None
     file: str       # the file that describes it (display name)
@@ -52,8 +52,7 @@ class Cluster:
                                       or namespace == self.namespace)
 
 
-@dataclass(eq=False)
-class Group:
+class Group(Struct, eq=False):
     """The linted inputs of one cluster (None: no cluster, or one the run does not have)."""
     cluster: Cluster | None
     label: str | None = None  # the cluster a manifest names when it is none of the run's
