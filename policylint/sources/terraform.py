@@ -379,8 +379,7 @@ def config_of(kind: str, written: Any, at: tuple) -> tuple[Any, dict | None]:
 
 
 def _config_keys(written: Any) -> dict:
-    return {k: v for k, v in written.items() if isinstance(k, str)} \
-        if isinstance(written, dict) else {}
+    return written if isinstance(written, dict) else {}  # JSON's and HCL's keys are strings
 
 
 def cluster_named(values: dict) -> str | None:
