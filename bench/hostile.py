@@ -147,7 +147,12 @@ def terraform(rng: random.Random) -> str:
     body = [each, f"name = {name}", f"partitions = {value}", f"replication_factor = {value}",
             f"config = {config}"]
     kind = rng.choice(["kafka_topic", "confluent_kafka_topic", "other", "kubernetes_manifest",
-                       "aiven_kafka_topic", "aws_msk_topic"])
+                       "aiven_kafka_topic", "aws_msk_topic", "google_managed_kafka_topic"])
+    if kind == "google_managed_kafka_topic":
+        body = [each, f"topic_id = {name}", f"partition_count = {value}",
+                f"replication_factor = {value}", f"configs = {config}",
+                "cluster = " + rng.choice(["google_managed_kafka_cluster.c.cluster_id",
+                                           '"c"', "var.c", "1"])]
     if kind == "aiven_kafka_topic":  # a config block, or blocks, or an attribute
         block = rng.choice(["config {\n    min_insync_replicas = VALUE\n  }",
                             "config {}\n  config { retention_ms = VALUE }",
@@ -211,7 +216,7 @@ def terraform_plan(rng: random.Random) -> str:
         side["replication"] = rng.choice([3, "3", None])
     entry = {"address": rng.choice(["kafka_topic.t", 1]), "mode": "managed",
              "type": rng.choice(["kafka_topic", "confluent_kafka_topic", "aiven_kafka_topic",
-                                 "aws_msk_topic"]), "name": "t",
+                                 "aws_msk_topic", "google_managed_kafka_topic"]), "name": "t",
              "change": rng.choice([change, None, []])}
     return json.dumps({"format_version": "1.2", "resource_changes": rng.choice(
         [[entry], [entry, entry], "x", [None]])})

@@ -6,9 +6,9 @@ class TopicReplaced(Rule):
 
     ## What it does
     Reports each topic resource (`kafka_topic`, `confluent_kafka_topic`,
-    `aiven_kafka_topic`, `aws_msk_topic`) whose change in a plan
-    (`terraform show -json PLANFILE`) has both the `delete` and the `create` action, at
-    that change, naming the resource address and the attributes that force it
+    `aiven_kafka_topic`, `aws_msk_topic`, `google_managed_kafka_topic`) whose change in a
+    plan (`terraform show -json PLANFILE`) has both the `delete` and the `create` action,
+    at that change, naming the resource address and the attributes that force it
     (`replace_paths`: a changed `name`, fewer `partitions`, ...).
 
     ## Why is this bad?

@@ -4,7 +4,8 @@
 ``partitions_count``, ``config``; no RF), ``aiven_kafka_topic`` (``topic_name``,
 ``partitions``, ``replication``, a ``config`` block of Kafka's keys in snake_case) and
 ``aws_msk_topic`` (``name``, ``partition_count``, ``replication_factor``, ``configs``: the
-JSON of a ``jsonencode({...})``).
+JSON of a ``jsonencode({...})``); and Google Cloud's ``google_managed_kafka_topic``
+(``topic_id``, ``partition_count``, ``replication_factor``, ``configs``).
 
 HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
 gives every attribute's line and column, its serialisation the values. A ``for_each`` over
@@ -47,7 +48,8 @@ from .formats import UNKNOWN, Fields, declared
 RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
 _TYPES = {"kafka_topic": "terraform-kafka-topic",
           "confluent_kafka_topic": "terraform-confluent-topic",
-          "aiven_kafka_topic": "terraform-aiven-topic", "aws_msk_topic": "terraform-msk-topic"}
+          "aiven_kafka_topic": "terraform-aiven-topic", "aws_msk_topic": "terraform-msk-topic",
+          "google_managed_kafka_topic": "terraform-google-topic"}
 KINDS = {**dict.fromkeys(_TYPES.values(), "topics"), "terraform-module-call": "module"}
 # where each provider keeps a topic's fields
 FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
@@ -57,7 +59,9 @@ FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
            "aiven_kafka_topic": {"name": "topic_name", "rf": "replication",
                                  "partitions": "partitions", "config": "config"},
            "aws_msk_topic": {"name": "name", "rf": "replication_factor",
-                             "partitions": "partition_count", "config": "configs"}}
+                             "partitions": "partition_count", "config": "configs"},
+           "google_managed_kafka_topic": {"name": "topic_id", "rf": "replication_factor",
+                                          "partitions": "partition_count", "config": "configs"}}
 _EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
 _STEPS = r"((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$"  # .x and ["x"], as _walk takes them
 _EACH = re.compile(r"each\.(key|value)" + _STEPS)
@@ -73,6 +77,8 @@ _PROVIDER = re.compile(r"^\$\{kafka\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
 _CLUSTER_REF = re.compile(r"^\$\{confluent_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.id\}$")
 _MSK_REF = re.compile(r"^\$\{aws_msk_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.arn\}$")
 _MSK_ARN = re.compile(r"^arn:aws[a-z-]*:kafka:[^:]*:[^:]*:cluster/([^/]+)/")
+_GOOGLE_REF = re.compile(r"^\$\{google_managed_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\."
+                         r"(?:cluster_id|id|name)\}$")
 _JSONENCODE = re.compile(r"jsonencode\((.*)\)$", re.S)
 
 
@@ -91,7 +97,7 @@ def schema(kind: str) -> dict:
 # what a file must name to hold a topic resource, a module call or a Kubernetes manifest of
 # Kafka: a Terraform repository's other files (networks, clusters, IAM) are not parsed at all
 _WORTH_PARSING = re.compile(r'kafka_topic\b|msk_topic\b|^[ \t]*module\b|\bkind"?\s*[=:]\s*"?Kafka',
-                            re.M)
+                            re.M)  # (google_managed_kafka_topic ends in kafka_topic)
 
 
 def parse(source: SourceFile) -> list[Document]:
@@ -385,7 +391,8 @@ def _config_keys(written: Any) -> dict:
 def cluster_named(values: dict) -> str | None:
     """The cluster a topic resource's attributes name: its kafka provider's alias, its
     Confluent ``kafka_cluster``'s id or the label of the cluster resource it refers to, its
-    Aiven service, or its MSK cluster's name (in the ARN) or label."""
+    Aiven service, its MSK cluster's name (in the ARN) or label, or its Google Cloud
+    cluster's id or label."""
     provider = values.get("provider")
     found = _PROVIDER.match(provider) if isinstance(provider, str) else None
     if found:
@@ -397,6 +404,10 @@ def cluster_named(values: dict) -> str | None:
     found = (_MSK_REF.match(arn) or _MSK_ARN.match(arn)) if isinstance(arn, str) else None
     if found:
         return found.group(1)
+    google = values.get("cluster")  # google_managed_kafka_topic's
+    if isinstance(google, str) and google:
+        found = _GOOGLE_REF.match(google)
+        return found.group(1) if found else None if "${" in google else google
     block = values.get("kafka_cluster")
     block = block[0] if isinstance(block, list) and block else block
     ident = block.get("id") if isinstance(block, dict) else None
