@@ -12,7 +12,9 @@ class DuplicateTopic(Rule):
     not duplicates. A Terraform topic that no cluster among the inputs takes is its
     module's: a module's provider configurations and cluster resources are its own, so two
     environments' modules (`envs/dev`, `envs/prod`) are two clusters, and so are two
-    provider aliases. A name that is a template placeholder is not compared.
+    provider aliases. A Terraform resource read both from its `.tf` file and from a plan
+    (the same address) is one declaration. A name that is a template placeholder is not
+    compared.
 
     ## Why is this bad?
     The Strimzi topic operator reconciles only one of them and marks the other not ready;
@@ -41,8 +43,8 @@ class DuplicateTopic(Rule):
             if "name" in spec.unknown:  # a template's placeholder: its name is not known
                 continue
             earlier = first.setdefault(spec.name, spec)
-            if earlier is spec:
-                continue
+            if earlier is spec or (spec.origin is not None and spec.origin == earlier.origin):
+                continue  # one Terraform resource, read from its .tf file and from a plan
             line, _column = earlier.doc.locate(earlier.paths["name"]) or (None, None)
             where = earlier.doc.source.name + (f":{line}" if line else "")
             yield self.finding(f"topic {spec.name} is already defined in {where}",

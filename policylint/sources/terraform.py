@@ -363,8 +363,8 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
 def config_of(kind: str, written: Any, at: tuple) -> tuple[Any, dict | None]:
     """A topic resource's config (written at ``at``) by Kafka's keys, UNKNOWN where it is
     an expression; and where each key is written when not at ``at + (key,)``: Aiven's
-    ``config`` block (a list of one, in snake_case) and MSK's ``configs`` (JSON text, or
-    the object of a ``jsonencode``) are located at their own keys and at ``configs``."""
+    ``config`` block (a list of one, in snake_case) at its own keys, MSK's ``configs`` (JSON
+    text, or the object of a ``jsonencode``) at ``configs``."""
     if kind == "aws_msk_topic" and isinstance(written, str) and "${" not in written:
         try:
             written = json.loads(written)
@@ -372,20 +372,15 @@ def config_of(kind: str, written: Any, at: tuple) -> tuple[Any, dict | None]:
             return UNKNOWN, None
     if written is UNKNOWN:
         return UNKNOWN, None
-    if kind == "aws_msk_topic":
-        config = _config_keys(written)
-        return config, {key: (at, at + (KEY,)) for key in config}
-    if kind == "aiven_kafka_topic" and isinstance(written, list):
-        if len(written) != 1:
-            return {}, None  # none, or blocks that Terraform refuses
-        block = {k: v for k, v in _config_keys(written[0]).items() if v is not None}
+    if kind == "aiven_kafka_topic":
+        if isinstance(written, list):  # the block, as python-hcl2 and plans give it
+            written, at = (written[0], at + (0,)) if len(written) == 1 else ({}, at)
+        block = {k: v for k, v in written.items() if v is not None} \
+            if isinstance(written, dict) else {}  # a plan lists the keys not set as null
         return {k.replace("_", "."): v for k, v in block.items()}, {
-            k.replace("_", "."): (at + (0, k), at + (0, k, KEY)) for k in block}
-    return _config_keys(written), None
-
-
-def _config_keys(written: Any) -> dict:
-    return written if isinstance(written, dict) else {}  # JSON's and HCL's keys are strings
+            k.replace("_", "."): (at + (k,), at + (k, KEY)) for k in block}
+    config = written if isinstance(written, dict) else {}  # JSON's and HCL's keys: strings
+    return config, {k: (at, at + (KEY,)) for k in config} if kind == "aws_msk_topic" else None
 
 
 def cluster_named(values: dict) -> str | None:
