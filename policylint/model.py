@@ -1,8 +1,10 @@
 """The model every source produces and every rule reads.
 
 Hot objects (one per partition or plan entry, a million of them in a large run) are
-NamedTuples: they are cheap to create and immutable. Every model object knows the document
-it came from, so a rule can point at a value (``where``) without knowing the file format.
+NamedTuples: they are cheap to create and immutable. The others are msgspec Structs, which
+cost nothing to define at each start of a hook (a dataclass costs a quarter of a
+millisecond). Every model object knows the document it came from, so a rule can point at a
+value (``where``) without knowing the file format.
 """
 
 from __future__ import annotations
