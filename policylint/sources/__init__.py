@@ -301,7 +301,8 @@ def validate(kind: str, doc: Document) -> list:
         errors = schema.errors(doc.data)
         if errors and doc.source.templated():
             errors = [e for e in errors if not is_placeholder(doc.get(e[0]))]
-        return errors
+        judges = getattr(formats.format_of(kind), "judges", None) if errors else None
+        return [e for e in errors if judges(doc, e[0])] if judges else errors
     import msgspec
     try:
         doc.typed = schema.convert(doc.data)

@@ -18,7 +18,9 @@ A format module says three things:
   ``topics(doc, fields, related) -> list[TopicSpec]`` for the ``"topics"`` role and
   ``profile(doc, fields, related) -> ClusterProfile`` for ``"cluster"``: ``fields`` reads the
   document's values (an unknown value is ``UNKNOWN``), ``related`` maps a role to the
-  documents of the run with it (Strimzi's node pools, Jikkou's ConfigMaps).
+  documents of the run with it (Strimzi's node pools, Jikkou's ConfigMaps). Optionally,
+  ``judges(doc, path) -> bool``: whether a violation at ``path`` is the format's to report
+  (a Terraform plan's resources other than topics are Terraform's, whatever their shape).
 
 What differs between formats (field names, ``-1`` for the broker default, snake_case config
 keys, template placeholders) is resolved here and in the format's module: no rule knows a

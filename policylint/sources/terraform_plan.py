@@ -30,6 +30,16 @@ def schema(kind: str) -> dict:
     return schemas.schema("terraform-plan")
 
 
+def judges(doc: Document, path: tuple) -> bool:
+    """Whether a schema violation at ``path`` is about what policylint reads: an entry of
+    another resource type is Terraform's (a Google secret's ``replication`` block is no
+    topic's replication factor)."""
+    if len(path) < 2 or path[0] != "resource_changes" or type(path[1]) is not int:
+        return True
+    entry = doc.data["resource_changes"][path[1]]
+    return not isinstance(entry, dict) or entry.get("type") in FIELDS
+
+
 def _entries(doc: Document) -> list[tuple[int, dict]]:
     """(index, entry) of the topic resources' changes (data sources left out)."""
     return [(i, entry) for i, entry in enumerate(doc.data["resource_changes"])
