@@ -213,6 +213,8 @@ def test_the_driver_jvm_compiles_with_the_quick_tier_only(spark):
     # option was set, or an option the launcher dropped, would not have it
     arguments = testing.jvm_arguments(spark)
     assert "-XX:TieredStopAtLevel=1" in arguments, arguments
+    # with the code cache all tiers reserve: that tier's own 48 MiB ran out in long sessions
+    assert "-XX:ReservedCodeCacheSize=240m" in arguments, arguments
 
 
 def test_the_users_own_driver_options_are_kept(tmp_path):

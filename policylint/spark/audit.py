@@ -33,7 +33,10 @@ QUIET_LOG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
 # The JIT's quick tier only: an audit's JVM lives seconds to minutes, and with every tier
 # the optimising compiler took half the CPU of a run on two cores, competing with the rules
 # it compiled (a 1M-row audit: 33 s -> 26 s; 10M: 67 s -> 60 s).
-QUICK_JIT = "-XX:TieredStopAtLevel=1"
+# That tier alone reserves 48 MiB of code cache, which a long session of many plans (the
+# parity tests; spark-submit) filled: "Out of space in CodeCache for adapters" killed the
+# JVM. The size every tier reserves is kept (reserved, not committed until used).
+QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def session(master: str | None = None, app: str = "policylint audit",
