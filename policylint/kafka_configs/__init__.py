@@ -9,9 +9,9 @@ else the newest known; a version between two known ones is judged by the older.
 from __future__ import annotations
 
 import json
+import pkgutil
 import re
 from functools import lru_cache
-import pkgutil
 from typing import Any
 
 INT_RANGE = (-2**31, 2**31 - 1)

@@ -57,7 +57,7 @@ class Group(Struct, eq=False):
     cluster: Cluster | None
     label: str | None = None  # the cluster a manifest names when it is none of the run's
     #: a Terraform module's own cluster (its directory, the cluster it names), when no
-    #: cluster of the run takes its topics (see ``module_scope``)
+    #: cluster of the run takes its topics (see ``Placement.of_manifest``)
     scope: tuple | None = None
     manifests: list[TopicSpec] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
@@ -110,17 +110,6 @@ def _captured(snapshot: Snapshot) -> str:
     return snapshot.captured_at or ""
 
 
-def module_scope(spec: TopicSpec, cluster: Cluster | None) -> tuple | None:
-    """The scope of a Terraform topic no cluster of the run takes: its module (directory)
-    and the cluster it names there. A module's provider configurations, and the cluster
-    resources its topics refer to, are its own: two environments' modules declaring the
-    same topics declare them for two clusters, and one module's two provider aliases are
-    two clusters."""
-    if cluster is None and spec.cluster_by_reference:
-        return posixpath.dirname(spec.doc.source.name), spec.cluster
-    return None
-
-
 class Placement:
     """Which cluster each manifest and plan belongs to."""
 
@@ -129,16 +118,25 @@ class Placement:
         explicit = [c for c in clusters if c.explicit]
         self.given = explicit[0] if len(explicit) == 1 else None
 
-    def of_manifest(self, spec: TopicSpec) -> tuple[Cluster | None, str | None]:
-        """(cluster, None), or (None, the label) when the label names none of the run's
-        clusters while it has some."""
+    def of_manifest(self, spec: TopicSpec) -> tuple[Cluster | None, str | None,
+                                                     tuple | None]:
+        """Where a topic belongs, as (cluster, label, scope) (a ``Group``'s): (cluster, None,
+        None); (None, the label, None) when its label names none of the run's clusters
+        while it has some; or, for a Terraform topic no cluster of the run takes, (None,
+        None, its module's directory and the cluster it names there). A module's provider
+        configurations, and the cluster resources its topics refer to, are its own: two
+        environments' modules declaring the same topics declare them for two clusters, and
+        one module's two provider aliases are two clusters."""
         if spec.cluster is not None and self.clusters:
             named = [c for c in self.clusters if c.is_named(spec.cluster, spec.namespace)]
             if named:
-                return _nearest(named, spec.doc.source.name), None
+                return _nearest(named, spec.doc.source.name), None, None
             if not spec.cluster_by_reference:
-                return None, spec.cluster
-        return self.of_file(spec.doc.source.name), None
+                return None, spec.cluster, None
+        cluster = self.of_file(spec.doc.source.name)
+        if cluster is None and spec.cluster_by_reference:
+            return None, None, (posixpath.dirname(spec.doc.source.name), spec.cluster)
+        return cluster, None, None
 
     def of_file(self, file: str) -> Cluster | None:
         """The cluster of a plan or unlabelled manifest; None when nothing decides."""

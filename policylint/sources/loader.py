@@ -9,7 +9,7 @@ from pathlib import Path
 from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
                formats, kind_of, load, parse_context, parse_files, snapshot, source_finding,
                strimzi, walk)
-from .clusters import Cluster, Group, Placement, describe, duplicate, module_scope
+from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
 from .document import Document
 from .formats import Fields
@@ -128,14 +128,14 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
         return groups[key]
 
     for spec in inputs.manifests:
-        cluster, unknown = placement.of_manifest(spec)
+        cluster, unknown, scope = placement.of_manifest(spec)
         if unknown is not None:
             inputs.findings.append(source_finding(
                 "PL118", f"topic {spec.name} names cluster {unknown}, which is none of the "
                 f"clusters among the inputs ({placement.names()}): rules that need its "
                 "cluster skip it; lint it with that cluster's Kafka resource or snapshot",
                 spec.doc.source.name, at=spec.where("cluster")))
-        group(cluster, unknown, module_scope(spec, cluster)).manifests.append(spec)
+        group(cluster, unknown, scope).manifests.append(spec)
     for plan in inputs.plans:
         cluster = placement.of_file(plan.doc.source.name)
         if cluster is None and clusters:
@@ -148,9 +148,7 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
             inputs.unplaced += len(plan.moves)
         group(cluster).plans.append(plan)
     for change in inputs.changes:
-        spec = change.after or change.before
-        cluster, label = placement.of_manifest(spec)
-        group(cluster, label, module_scope(spec, cluster)).changes.append(change)
+        group(*placement.of_manifest(change.after or change.before)).changes.append(change)
     for snap in inputs.snapshots:
         group(_own(clusters, snap.profile)).snapshots.append(snap)
     for profile in profiles:
@@ -162,12 +160,10 @@ def place_base(inputs: Inputs, specs: list[TopicSpec]) -> None:
     """Diff mode: each manifest at the base ref joins the group of its cluster, placed as
     the manifests of the working tree are."""
     for spec in specs:
-        cluster, label = inputs.placement.of_manifest(spec)
-        scope = module_scope(spec, cluster)
-        same = next((g for g in inputs.groups if g.cluster is cluster and g.label == label
-                     and g.scope == scope), None)
-        if same is None:
-            same = Group(cluster, label, scope)
+        where = inputs.placement.of_manifest(spec)
+        same = next((g for g in inputs.groups if (g.cluster, g.label, g.scope) == where), None)
+        if same is None:  # (clusters compare by identity)
+            same = Group(*where)
             inputs.groups.append(same)
         same.base.append(spec)
 

@@ -1,11 +1,11 @@
-"""Terraform HCL (``*.tf``): the topic resources of four providers are topic declarations:
+"""Terraform HCL (``*.tf``): the topic resources of five providers are topic declarations:
 ``kafka_topic`` (the Mongey/kafka provider: ``name``, ``partitions``,
 ``replication_factor``, ``config``), ``confluent_kafka_topic`` (``topic_name``,
 ``partitions_count``, ``config``; no RF), ``aiven_kafka_topic`` (``topic_name``,
-``partitions``, ``replication``, a ``config`` block of Kafka's keys in snake_case) and
+``partitions``, ``replication``, a ``config`` block of Kafka's keys in snake_case),
 ``aws_msk_topic`` (``name``, ``partition_count``, ``replication_factor``, ``configs``: the
-JSON of a ``jsonencode({...})``); and Google Cloud's ``google_managed_kafka_topic``
-(``topic_id``, ``partition_count``, ``replication_factor``, ``configs``).
+JSON of a ``jsonencode({...})``) and ``google_managed_kafka_topic`` (``topic_id``,
+``partition_count``, ``replication_factor``, ``configs``). ``FIELDS`` says which is which.
 
 HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
 gives every attribute's line and column, its serialisation the values. A ``for_each`` over
@@ -20,9 +20,11 @@ Each resource instance is one document, named by its address (``kafka_topic.orde
 A topic names its cluster by its provider's alias (``provider = kafka.prod``: cluster
 ``prod``), by its ``kafka_cluster`` block: a literal id (``lkc-abc123``), or the label of
 the ``confluent_kafka_cluster`` resource it refers to (``confluent_kafka_cluster.basic.id``:
-cluster ``basic``), by its Aiven ``service_name``, or by its ``cluster_arn``: the MSK
-cluster's name in a literal ARN, or the label of the ``aws_msk_cluster`` it refers to. A
-name that is none of the run's clusters places it as if it named none.
+cluster ``basic``), by its Aiven ``service_name``, by its ``cluster_arn`` (the MSK
+cluster's name in a literal ARN, or the label of the ``aws_msk_cluster`` it refers to), or
+by its Google Cloud ``cluster`` (an id, or a ``google_managed_kafka_cluster``'s label). A
+name that is none of the run's clusters places it as if it named none: in its module's own
+cluster (``Placement.of_manifest``).
 
 A ``kubernetes_manifest`` applies a Kubernetes document: its ``manifest`` (per instance of
 its ``for_each``) is a document of its own, a Strimzi ``KafkaTopic`` read as any other; so
@@ -385,31 +387,29 @@ def config_of(kind: str, written: Any, at: tuple) -> tuple[Any, dict | None]:
 
 def cluster_named(values: dict) -> str | None:
     """The cluster a topic resource's attributes name: its kafka provider's alias, its
-    Confluent ``kafka_cluster``'s id or the label of the cluster resource it refers to, its
-    Aiven service, its MSK cluster's name (in the ARN) or label, or its Google Cloud
-    cluster's id or label."""
+    Aiven service, its MSK cluster (the name in a literal ARN, or the label of the cluster
+    resource it refers to), its Google Cloud cluster or its Confluent ``kafka_cluster``
+    (a literal id, or the label of the cluster resource it refers to)."""
     provider = values.get("provider")
     found = _PROVIDER.match(provider) if isinstance(provider, str) else None
     if found:
         return found.group(1)
-    service = values.get("service_name")
-    if isinstance(service, str) and service and "${" not in service:
-        return service
-    arn = values.get("cluster_arn")
-    found = (_MSK_REF.match(arn) or _MSK_ARN.match(arn)) if isinstance(arn, str) else None
-    if found:
-        return found.group(1)
-    google = values.get("cluster")  # google_managed_kafka_topic's
-    if isinstance(google, str) and google:
-        found = _GOOGLE_REF.match(google)
-        return found.group(1) if found else None if "${" in google else google
     block = values.get("kafka_cluster")
     block = block[0] if isinstance(block, list) and block else block
-    ident = block.get("id") if isinstance(block, dict) else None
-    if not isinstance(ident, str) or not ident:
-        return None
-    found = _CLUSTER_REF.match(ident)
-    return found.group(1) if found else None if "${" in ident else ident
+    for value, reference, literal in (
+            (values.get("service_name"), None, None),
+            (values.get("cluster_arn"), _MSK_REF, _MSK_ARN),
+            (values.get("cluster"), _GOOGLE_REF, None),
+            (block.get("id") if isinstance(block, dict) else None, _CLUSTER_REF, None)):
+        if isinstance(value, str) and value:  # each provider has one of them
+            found = reference.match(value) if reference else None
+            if found or "${" in value:  # another expression names no cluster we know
+                return found.group(1) if found else None
+            if literal is None:
+                return value
+            found = literal.match(value)
+            return found.group(1) if found else None
+    return None
 
 
 def _count(value: Any) -> Any:

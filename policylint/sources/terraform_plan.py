@@ -1,8 +1,9 @@
 """A Terraform plan as ``terraform show -json PLANFILE`` prints it: each ``resource_changes``
-entry of a topic resource (``kafka_topic``, ``confluent_kafka_topic``, ``aiven_kafka_topic``,
-``aws_msk_topic``, ``google_managed_kafka_topic``) is a change of a topic, ``change.before`` and ``change.after`` with its
-``actions``. The topics as they will be (``after``) are judged like any declaration; the
-changes by the diff-mode rules, with no ``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
+entry of a topic resource (``terraform.FIELDS``: ``kafka_topic``, ``confluent_kafka_topic``,
+``aiven_kafka_topic``, ``aws_msk_topic``, ``google_managed_kafka_topic``) is a change of a
+topic, ``change.before`` and ``change.after`` with its ``actions``. The topics as they will
+be (``after``) are judged like any declaration; the changes by the diff-mode rules, with no
+``--base``. ``planned_values`` and ``configuration`` repeat the same topics and are not
 read. A value the plan knows only after apply (``after_unknown``) is unknown. (A format with
 ``changes`` declares its topics through them: their ``after`` sides.)
 """

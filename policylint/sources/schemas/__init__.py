@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 import pkgutil
+from functools import lru_cache
 
 from ...schema import Schema
 
