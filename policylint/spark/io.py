@@ -68,6 +68,22 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
                  tables["partitions"], quarantined)
 
 
+#: a frame of at most this many rows is held by the driver (``in_driver``)
+DRIVER_ROWS = 100_000
+
+
+def in_driver(df: DataFrame, most: int = DRIVER_ROWS) -> DataFrame:
+    """``df`` computed once and held by the driver, when it has at most ``most`` rows (a
+    cluster's brokers, its settings): every broadcast of a table read from files is a Spark
+    job of its own, while one of the driver's rows starts none. A larger ``df`` is returned
+    as it is."""
+    spark = df.sparkSession
+    rows = df._jdf.limit(most + 1).collectAsList()  # Java rows: never through Python
+    if rows.size() > most:
+        return df
+    return DataFrame(spark._jsparkSession.createDataFrame(rows, df._jdf.schema()), spark)
+
+
 def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
     """Writes the normalised tables (what ``read_tables`` reads)."""
     for name in SCHEMAS:
@@ -78,8 +94,11 @@ def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
 
 def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     """Findings partitioned by cluster, as Parquet or JSON lines: one file per cluster
-    rather than one per cluster and rule task."""
-    writer = (findings.repartition("cluster").sortWithinPartitions("cluster", *ORDER)
+    rather than one per cluster and rule task, written by as many tasks as Spark runs at
+    once (adaptive execution would merge a few findings into one task, which then opens
+    every cluster's file in turn)."""
+    tasks = findings.sparkSession.sparkContext.defaultParallelism
+    writer = (findings.repartition(tasks, "cluster").sortWithinPartitions("cluster", *ORDER)
               .write.mode("overwrite").partitionBy("cluster"))
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 

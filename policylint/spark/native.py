@@ -31,6 +31,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .expr import Verdict
+from .io import in_driver
 from .tables import KEY, Fleet
 
 
@@ -65,46 +66,37 @@ def with_replica_state(partitions: DataFrame) -> DataFrame:
 
 def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> DataFrame:
     """Per topic with partitions: what the topic-level rules and PL204/PL502 need. The
-    partitions are counted per (steady RF, current RF, leader rack) group, then per value
-    of each of the three, so that the per-topic figures are plain aggregations (a lambda
-    over each topic's groups is interpreted row by row: seconds per million topics)."""
+    partitions are counted per (steady RF, current RF, leader rack) group, and each topic's
+    few groups summed into its figures: one aggregation of the partitions, and lambdas only
+    over a topic's groups (a handful), never over its partitions."""
     leader = F.expr("rack_of[try_element_at(target, 1)]")
     groups = (partitions.join(brokers.select(*KEY, "rack_of"), KEY)
               .groupBy(*KEY, "topic",
                        F.when(~F.col("reassigning"), F.size("replicas")).alias("steady"),
-                       "current_rf", leader.alias("leader_rack"))
-              .agg(F.count("*").alias("partitions")))
-    # one row per (what is counted, its value): a steady RF, a current RF or a leader rack
-    tallies = (groups.select(*KEY, "topic", "partitions", F.explode(F.array(
-        F.struct(F.lit("steady").alias("of"), F.col("steady").alias("rf"),
-                 F.lit(None).cast("string").alias("rack")),
-        F.struct(F.lit("current").alias("of"), F.col("current_rf").alias("rf"),
-                 F.lit(None).cast("string").alias("rack")),
-        F.struct(F.lit("leader").alias("of"), F.lit(None).cast("int").alias("rf"),
-                 F.col("leader_rack").alias("rack")))).alias("t"))
-               .where(F.col("t.rf").isNotNull() | F.col("t.rack").isNotNull())
-               .groupBy(*KEY, "topic", "t.of", "t.rf", "t.rack")
-               .agg(F.sum("partitions").alias("n")))
-    of = F.col("of")
-    per_topic = tallies.groupBy(*KEY, "topic").agg(
-        F.min(F.when(of == "current", F.col("rf"))).alias("rf_min"),
-        # the most common steady RF, ties to the smallest: the largest (n, -RF)
-        (-F.max(F.when(of == "steady", F.struct("n", (-F.col("rf")).alias("neg")))).neg)
-        .alias("topic_rf"),
-        F.array_sort(F.collect_list(F.when(of == "current", F.struct(
-            F.col("rf").alias("rf"), F.col("n").alias("n"))))).alias("rf_shares"),
-        F.map_from_entries(F.collect_list(F.when(of == "leader", F.struct("rack", "n"))))
-        .alias("leaders"))
-    leaders = F.expr("transform(racks, r -> struct(r AS rack, "
-                     "coalesce(try_element_at(leaders, r), 0L) AS n))")
+                       F.col("current_rf").alias("rf"), leader.alias("rack"))
+              .agg(F.count("*").alias("n")))
+    per_topic = groups.groupBy(*KEY, "topic").agg(
+        F.min("rf").alias("rf_min"),
+        F.collect_list(F.struct("steady", "rf", "rack", "n")).alias("groups"))
+
+    def share(field: str, value: str) -> str:
+        """How many partitions of the topic's groups have ``field`` = ``value``."""
+        return f"aggregate(filter(groups, g -> g.{field} = {value}), 0L, (a, g) -> a + g.n)"
+    # the most common steady RF, ties to the smallest: the largest (n, -RF)
+    topic_rf = F.expr(f"-array_max(transform(array_distinct(filter(transform(groups, "
+                      f"g -> g.steady), s -> s IS NOT NULL)), "
+                      f"s -> struct({share('steady', 's')} AS n, -s AS neg))).neg")
+    rf_shares = F.expr(f"array_sort(transform(array_distinct(transform(groups, g -> g.rf)), "
+                       f"r -> struct(r AS rf, {share('rf', 'r')} AS n)))")
+    leaders = F.expr(f"transform(racks, r -> struct(r AS rack, {share('rack', 'r')} AS n))")
     min_isr = F.expr("try_cast(coalesce(try_element_at(config, 'min.insync.replicas'), "
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
     min_isr_default = F.expr("try_element_at(config, 'min.insync.replicas') IS NULL AND "
                              "try_element_at(cluster_config, 'min.insync.replicas') IS NULL")
     return (per_topic.join(fleet.topics, KEY + ["topic"], "left").join(brokers, KEY)
-            .select(*KEY, "topic", "rf_min", "topic_rf",
+            .select(*KEY, "topic", "rf_min", topic_rf.alias("topic_rf"),
                     min_isr.alias("min_isr"), min_isr_default.alias("min_isr_default"),
-                    "rf_shares", leaders.alias("leader_shares"), "racks",
+                    rf_shares.alias("rf_shares"), leaders.alias("leader_shares"), "racks",
                     F.size("broker_ids").alias("n_brokers")))
 
 
@@ -168,7 +160,7 @@ def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Data
         "replica_sets": {}, "partitions": {}, "topics": {}, "clusters": {}}
     for rule, options in rules:
         levels[rule.spark_frame][rule.code] = rule.spark(options, policy)
-    brokers = F.broadcast(cluster_brokers(fleet))
+    brokers = F.broadcast(in_driver(cluster_brokers(fleet)))
     # not cached: each pass computes these few columns again faster than it would read
     # them back from Spark's in-memory cache, which stores arrays row by row
     state = with_replica_state(fleet.partitions).withColumn(

@@ -35,6 +35,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from .io import in_driver
 from .local import check_snapshot
 from .tables import KEY, RAW_FINDINGS, Fleet
 
@@ -48,9 +49,10 @@ def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Da
     spark = fleet.clusters.sparkSession
     token = uuid.uuid4().hex  # stand-ins no real name (or config value) can be
     cluster_mark, topic_mark = f"policylint-cluster.{token}", f"policylint-topic.{token}"
-    clusters = (fleet.clusters.join(_brokers(fleet), KEY, "left")
-                .withColumn("_cluster_shape", F.xxhash64(
-                    F.coalesce("kafka_version", F.lit("")), _entries("config"), "brokers")))
+    clusters = in_driver(fleet.clusters.join(_brokers(fleet), KEY, "left")
+                         .withColumn("_cluster_shape", F.xxhash64(
+                             F.coalesce("kafka_version", F.lit("")), _entries("config"),
+                             "brokers")))
     name = F.when(F.col("topic").startswith("__"), F.col("topic"))  # null: a stand-in
     topics = (fleet.topics.join(F.broadcast(clusters.select(*KEY, "_cluster_shape")), KEY)
               .select(*KEY, "topic", "_cluster_shape", name.alias("_name"),
