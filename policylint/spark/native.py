@@ -25,7 +25,7 @@ are built only for the rows that break a rule.
 from __future__ import annotations
 
 from functools import reduce
-from typing import Any
+from typing import Any, Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -69,8 +69,11 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
     partitions are counted per (steady RF, current RF, leader rack) group, and each topic's
     few groups summed into its figures: one aggregation of the partitions, and lambdas only
     over a topic's groups (a handful), never over its partitions."""
-    leader = F.expr("rack_of[try_element_at(target, 1)]")
-    groups = (partitions.join(brokers.select(*KEY, "rack_of"), KEY)
+    # the leader's rack as its place in ``racks`` (1-based): an int is a cheaper key
+    racks_at = F.expr("transform_values(rack_of, (_, rack) -> "
+                      "CAST(array_position(racks, rack) AS INT))")
+    leader = F.expr("rack_at[try_element_at(target, 1)]")
+    groups = (partitions.join(brokers.select(*KEY, racks_at.alias("rack_at")), KEY)
               .groupBy(*KEY, "topic",
                        F.when(~F.col("reassigning"), F.size("replicas")).alias("steady"),
                        F.col("current_rf").alias("rf"), leader.alias("rack"))
@@ -88,7 +91,8 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
                       f"s -> struct({share('steady', 's')} AS n, -s AS neg))).neg")
     rf_shares = F.expr(f"array_sort(transform(array_distinct(transform(groups, g -> g.rf)), "
                        f"r -> struct(r AS rf, {share('rf', 'r')} AS n)))")
-    leaders = F.expr(f"transform(racks, r -> struct(r AS rack, {share('rack', 'r')} AS n))")
+    leaders = F.expr(f"transform(racks, (r, i) -> struct(r AS rack, {share('rack', 'i + 1')} "
+                     "AS n))")
     min_isr = F.expr("try_cast(coalesce(try_element_at(config, 'min.insync.replicas'), "
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
     min_isr_default = F.expr("try_element_at(config, 'min.insync.replicas') IS NULL AND "
@@ -107,27 +111,25 @@ def cluster_frame(fleet: Fleet) -> DataFrame:
         F.count("*").alias("n_brokers"))
 
 
-def findings(frame: DataFrame, rules: dict[str, Column], topic: bool = True,
-             partition: bool = True) -> DataFrame:
-    """RAW_FINDINGS rows of the messages (code -> array<string> or null) of one frame."""
+def findings(frame: DataFrame, verdicts: dict[str, Verdict], topic: bool = True,
+             partition: bool = True,
+             joined: Callable[[DataFrame], DataFrame] = lambda rows: rows) -> DataFrame:
+    """RAW_FINDINGS rows of the verdicts (code -> Verdict) on one frame. Most rows break
+    nothing: the others alone are ``joined`` to what only the messages read, and build
+    them."""
     def tag(code: str, messages: Column) -> Column:
         return F.transform(messages, lambda m: F.struct(F.lit(code).alias("rule"),
                                                         m.alias("message")))
     # null, the common case, drops out without a lambda call
     found = F.flatten(F.array_compact(F.array(*[
-        F.when(messages.isNotNull(), tag(code, messages)) for code, messages in rules.items()])))
-    # most rows break nothing: only the others build the arrays
-    broken = reduce(Column.__or__, [messages.isNotNull() for messages in rules.values()])
-    exploded = frame.where(broken).select("*", F.explode(found).alias("found"))
+        F.when(v.broken, tag(code, v.messages)) for code, v in verdicts.items()])))
+    broken = reduce(Column.__or__, [v.broken for v in verdicts.values()])
+    exploded = joined(frame.where(broken)).select("*", F.explode(found).alias("found"))
     return exploded.select(
         F.col("found.rule").alias("rule"), *KEY,
         (F.col("topic") if topic else F.lit(None).cast("string")).alias("topic"),
         (F.col("partition") if partition else F.lit(None).cast("int")).alias("partition"),
         F.col("found.message").alias("message"), F.lit(None).cast("string").alias("severity"))
-
-
-def judged(verdicts: dict[str, Verdict]) -> dict[str, Column]:
-    return {code: F.when(v.broken, v.messages) for code, v in verdicts.items()}
 
 
 # topics whose (topic_rf, min_isr) are sent to every executor rather than shuffled with
@@ -172,18 +174,18 @@ def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Data
         if topics.count() <= BROADCAST_TOPICS:  # cached anyway: the count is cheap
             per_topic = F.broadcast(per_topic)
         rows = state.join(per_topic, KEY + ["topic"])
-        rules = judged(levels["partitions"])
+        verdicts = dict(levels["partitions"])
         if levels["replica_sets"]:
             failing = failing_replica_sets(state, brokers, levels["replica_sets"])
             same = [F.col(k) == F.col(f"_{k}") for k in KEY + ["replicas", "removing"]]
-            rows = (rows.join(F.broadcast(failing), [F.col("_set") == F.col("_failing_set")]
-                              + same, "left")
-                    .join(brokers, KEY))
-            rules |= {code: F.when(F.coalesce(F.col(f"_{code}"), F.lit(False)), v.messages)
-                      for code, v in levels["replica_sets"].items()}
-        parts.append(findings(rows, rules))
+            rows = rows.join(F.broadcast(failing), [F.col("_set") == F.col("_failing_set")]
+                             + same, "left")
+            verdicts |= {code: Verdict(F.coalesce(F.col(f"_{code}"), F.lit(False)), v.messages)
+                         for code, v in levels["replica_sets"].items()}
+        # the brokers (known ids, racks) are read by the replica-set rules' messages alone
+        parts.append(findings(rows, verdicts, joined=lambda broken: broken.join(brokers, KEY)))
     if levels["topics"]:
-        parts.append(findings(topics, judged(levels["topics"]), partition=False))
+        parts.append(findings(topics, levels["topics"], partition=False))
     if levels["clusters"]:
-        parts.append(findings(cluster_frame(fleet), judged(levels["clusters"]), False, False))
+        parts.append(findings(cluster_frame(fleet), levels["clusters"], False, False))
     return reduce(DataFrame.unionByName, parts)
