@@ -11,6 +11,7 @@ page; every table sorts by a click on its headings (or ``#sort=column`` in the a
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import html
 from collections import Counter, defaultdict
 
@@ -88,16 +89,18 @@ class Overview:
     def worst_topics(self, n: int = 10) -> list[tuple]:
         """(cluster, topic, errors, warnings, notes, new) of the topics that need fixing
         first: most errors, then warnings, then findings new since the previous capture."""
-        counts: dict[tuple, Counter] = defaultdict(Counter)
+        counts: dict[tuple, dict[str, int]] = {}
         for f in self.latest:
             if f["topic"]:
-                count = counts[(f["cluster"], f["topic"])]
+                count = counts.get(topic := (f["cluster"], f["topic"]))
+                if count is None:
+                    count = counts[topic] = dict.fromkeys(SEVERITIES + ("new",), 0)
                 count[f["severity"]] += 1
                 count["new"] += self.change[(f["cluster"],) + _key(f)] == "new"
-        ranked = sorted(counts.items(), key=lambda kv: _urgency(kv[1]) + (
+        # the n first of the sorted order, without sorting every topic
+        ranked = heapq.nsmallest(n, counts.items(), key=lambda kv: _urgency(kv[1]) + (
             -kv[1]["note"], kv[0][0] or "", kv[0][1]))
-        return [(c, t, k["error"], k["warning"], k["note"], k["new"])
-                for (c, t), k in ranked[:n]]
+        return [(c, t, k["error"], k["warning"], k["note"], k["new"]) for (c, t), k in ranked]
 
     def by_rule(self) -> list[tuple[str, str, str, int]]:
         """(rule, name, severity, findings) of the latest captures, most first."""
