@@ -93,11 +93,14 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
                        f"r -> struct(r AS rf, {share('rf', 'r')} AS n)))")
     leaders = F.expr(f"transform(racks, (r, i) -> struct(r AS rack, {share('rack', 'i + 1')} "
                      "AS n))")
-    min_isr = F.expr("try_cast(coalesce(try_element_at(config, 'min.insync.replicas'), "
+    min_isr = F.expr("try_cast(coalesce(topic_min_isr, "
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
-    min_isr_default = F.expr("try_element_at(config, 'min.insync.replicas') IS NULL AND "
+    min_isr_default = F.expr("topic_min_isr IS NULL AND "
                              "try_element_at(cluster_config, 'min.insync.replicas') IS NULL")
-    return (per_topic.join(fleet.topics, KEY + ["topic"], "left").join(brokers, KEY)
+    # of a topic's config, only its min.insync.replicas is shuffled to its figures
+    configs = fleet.topics.select(*KEY, "topic", F.expr(
+        "try_element_at(config, 'min.insync.replicas')").alias("topic_min_isr"))
+    return (per_topic.join(configs, KEY + ["topic"], "left").join(brokers, KEY)
             .select(*KEY, "topic", "rf_min", topic_rf.alias("topic_rf"),
                     min_isr.alias("min_isr"), min_isr_default.alias("min_isr_default"),
                     rf_shares.alias("rf_shares"), leaders.alias("leader_shares"), "racks",
