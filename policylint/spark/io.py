@@ -42,9 +42,10 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
                 StructField("_corrupt", StringType(), True)]))
                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
                 .json(where))
-        df = df.withColumn("_source", F.input_file_name())
         if fmt != "parquet":  # text is parsed once; Parquet is read again faster than
-            df = df.cache()   # Spark's in-memory cache of array columns is read
+            # Spark's in-memory cache of array columns is read (and a cached row's file is
+            # named before it is cached: the cache knows no file)
+            df = df.withColumn("_source", F.input_file_name()).cache()
         required = [f.name for f in schema.fields if not f.nullable]
         broken = F.lit(False)
         for column in required:
@@ -54,7 +55,10 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
         if fmt != "parquet":
             broken = broken | F.col("_corrupt").isNotNull()
             record = F.coalesce(F.substring(F.col("_corrupt"), 1, 300), record)
-        bad.append(df.where(broken).select(
+        rows = df.where(broken)
+        if fmt == "parquet":  # a broken row's file alone is named: the filter goes first,
+            rows = rows.withColumn("_source", F.input_file_name())  # into the scan
+        bad.append(rows.select(
             F.lit("PL101").alias("rule"), F.col("cluster"), F.col("captured_at"),
             F.lit(None).cast("string").alias("topic"), F.lit(None).cast("int").alias("partition"),
             F.concat(F.lit(f"{name} record with a missing or malformed column: "),
