@@ -208,6 +208,19 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
         assert spark_text == (local / table / "part-00000.json").read_text(), name
 
 
+def test_a_small_table_is_held_by_the_driver_and_a_large_one_left_to_spark(spark):
+    brokers = spark.range(3).selectExpr("CAST(id AS INT) AS id", "concat('r', id) AS rack")
+
+    def plan(df):
+        return df._jdf.queryExecution().executedPlan().toString()
+    assert "LocalTableScan" not in plan(brokers)
+    held = io.in_driver(brokers, most=3)
+    # the driver's rows: a broadcast of them starts no Spark job
+    assert "LocalTableScan" in plan(held) and "Range" not in plan(held)
+    assert sorted(held.collect()) == sorted(brokers.collect())
+    assert io.in_driver(brokers, most=2) is brokers
+
+
 def test_the_driver_jvm_compiles_with_the_quick_tier_only(spark):
     # the JVM's own arguments, not the configuration asked for: a JVM started before the
     # option was set, or an option the launcher dropped, would not have it

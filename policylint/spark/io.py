@@ -81,11 +81,13 @@ def in_driver(df: DataFrame, most: int = DRIVER_ROWS) -> DataFrame:
     cluster's brokers, its settings): every broadcast of a table read from files is a Spark
     job of its own, while one of the driver's rows starts none. A larger ``df`` is returned
     as it is."""
-    spark = df.sparkSession
-    rows = df._jdf.limit(most + 1).collectAsList()  # Java rows: never through Python
+    spark, java = df.sparkSession, getattr(df, "_jdf", None)
+    if java is None:  # Spark Connect: no JVM in this process to hold the rows
+        return df
+    rows = java.limit(most + 1).collectAsList()  # Java rows: never through Python
     if rows.size() > most:
         return df
-    return DataFrame(spark._jsparkSession.createDataFrame(rows, df._jdf.schema()), spark)
+    return DataFrame(spark._jsparkSession.createDataFrame(rows, java.schema()), spark)
 
 
 def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
