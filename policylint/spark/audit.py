@@ -135,8 +135,7 @@ def recent_findings(findings: DataFrame) -> list[dict]:
         findings["captured_at"].eqNullSafe(recent["captured_at"])
     # through Arrow (pyarrow is in the spark extra): a third of the time of Row objects
     table = findings.join(F.broadcast(recent), same, "left_semi").select(*FINDING_COLUMNS)
-    return table.toArrow().sort_by([(c, "ascending", "at_start")
-                                    for c in ("cluster",) + ORDER]).to_pylist()
+    return table.toArrow().sort_by([(c, "ascending", "at_start") for c in ORDER]).to_pylist()
 
 
 def summarize(findings: DataFrame) -> DataFrame:

@@ -55,15 +55,14 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
         if fmt != "parquet":
             broken = broken | F.col("_corrupt").isNotNull()
             record = F.coalesce(F.substring(F.col("_corrupt"), 1, 300), record)
-        rows = df.where(broken)
-        if fmt == "parquet":  # a broken row's file alone is named: the filter goes first,
-            rows = rows.withColumn("_source", F.input_file_name())  # into the scan
-        bad.append(rows.select(
+        # Parquet: a broken row's file alone is named, so the filter goes into the scan
+        source = F.col("_source") if fmt != "parquet" else F.input_file_name()
+        bad.append(df.where(broken).select(
             F.lit("PL101").alias("rule"), F.col("cluster"), F.col("captured_at"),
             F.lit(None).cast("string").alias("topic"), F.lit(None).cast("int").alias("partition"),
             F.concat(F.lit(f"{name} record with a missing or malformed column: "),
                      record).alias("message"),
-            F.lit(None).cast("string").alias("severity"), F.col("_source").alias("source")))
+            F.lit(None).cast("string").alias("severity"), source.alias("source")))
         tables[name] = df.where(~broken).select(*[f.name for f in schema.fields])
     quarantined = bad[0]
     for more in bad[1:]:
@@ -104,7 +103,7 @@ def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     once (adaptive execution would merge a few findings into one task, which then opens
     every cluster's file in turn)."""
     tasks = findings.sparkSession.sparkContext.defaultParallelism
-    writer = (findings.repartition(tasks, "cluster").sortWithinPartitions("cluster", *ORDER)
+    writer = (findings.repartition(tasks, "cluster").sortWithinPartitions(*ORDER)
               .write.mode("overwrite").partitionBy("cluster"))
     (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
 

@@ -23,8 +23,8 @@ SNAPSHOT_TARGETS = {"snapshot", "profile"}
 #: the findings table's columns, in order (``tables.FINDINGS`` types them for Spark)
 FINDING_COLUMNS = ("rule", "name", "severity", "cluster", "captured_at", "topic", "partition",
                    "message", "source", "suppressed", "justification")
-#: the order both engines write findings in, within a cluster
-ORDER = ("captured_at", "rule", "topic", "partition", "message", "source")
+#: the order both engines write findings in
+ORDER = ("cluster", "captured_at", "rule", "topic", "partition", "message", "source")
 
 
 def audit_rules(policy: Policy, select: list[str] | None, ignore: list[str] | None,
@@ -116,8 +116,8 @@ def _nulls_first(values: Any) -> tuple:
 
 
 def sort_findings(rows: list[dict]) -> list[dict]:
-    """By cluster, then ORDER."""
-    return sorted(rows, key=lambda row: _nulls_first(row[c] for c in ("cluster",) + ORDER))
+    """In ORDER, nulls first."""
+    return sorted(rows, key=lambda row: _nulls_first(row[c] for c in ORDER))
 
 
 def summarize(findings: list[dict]) -> list[dict]:
