@@ -64,23 +64,32 @@ def with_replica_state(partitions: DataFrame) -> DataFrame:
             .withColumn("current_rf", F.size("target")))
 
 
-def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> DataFrame:
+def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame,
+                n_racks: int) -> DataFrame:
     """Per topic with partitions: what the topic-level rules and PL204/PL502 need. The
-    partitions are counted per (steady RF, current RF, leader rack) group, and each topic's
-    few groups summed into its figures: one aggregation of the partitions, and lambdas only
-    over a topic's groups (a handful), never over its partitions."""
-    # the leader's rack as its place in ``racks`` (1-based): an int is a cheaper key
+    partitions are counted per (steady RF, current RF) group, with their preferred leaders
+    per rack, and each topic's few groups summed into its figures: one aggregation of the
+    partitions, and lambdas only over a topic's groups (a handful), never over its
+    partitions. ``n_racks``: the most racks a cluster of the fleet has."""
+    # the leader's rack as its place in ``racks`` (1-based); counted in one column per
+    # place, as grouping on it made several times the groups, unless a cluster has more
+    # racks than that takes columns (racks named after hosts)
     racks_at = F.expr("transform_values(rack_of, (_, rack) -> "
                       "CAST(array_position(racks, rack) AS INT))")
-    leader = F.expr("rack_at[try_element_at(target, 1)]")
+    rack = F.expr("rack_at[try_element_at(target, 1)]")
+    by_place = n_racks <= RACK_COLUMNS
     groups = (partitions.join(brokers.select(*KEY, racks_at.alias("rack_at")), KEY)
               .groupBy(*KEY, "topic",
                        F.when(~F.col("reassigning"), F.size("replicas")).alias("steady"),
-                       F.col("current_rf").alias("rf"), leader.alias("rack"))
-              .agg(F.count("*").alias("n")))
+                       F.col("current_rf").alias("rf"),
+                       (F.lit(None) if by_place else rack).cast("int").alias("rack"))
+              .agg(F.count("*").alias("n"), F.array(*[
+                  F.count(F.when(rack == place, 1))
+                  for place in range(1, n_racks + 1 if by_place else 1)
+              ]).cast("array<bigint>").alias("leaders")))
     per_topic = groups.groupBy(*KEY, "topic").agg(
         F.min("rf").alias("rf_min"),
-        F.collect_list(F.struct("steady", "rf", "rack", "n")).alias("groups"))
+        F.collect_list(F.struct("steady", "rf", "rack", "n", "leaders")).alias("groups"))
 
     def share(field: str, value: str) -> str:
         """How many partitions of the topic's groups have ``field`` = ``value``."""
@@ -91,8 +100,9 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame) -> Data
                       f"s -> struct({share('steady', 's')} AS n, -s AS neg))).neg")
     rf_shares = F.expr(f"array_sort(transform(array_distinct(transform(groups, g -> g.rf)), "
                        f"r -> struct(r AS rf, {share('rf', 'r')} AS n)))")
-    leaders = F.expr(f"transform(racks, (r, i) -> struct(r AS rack, {share('rack', 'i + 1')} "
-                     "AS n))")
+    leaders_at = "aggregate(groups, 0L, (a, g) -> a + g.leaders[i])" if by_place \
+        else share("rack", "i + 1")
+    leaders = F.expr(f"transform(racks, (r, i) -> struct(r AS rack, {leaders_at} AS n))")
     min_isr = F.expr("try_cast(coalesce(topic_min_isr, "
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
     min_isr_default = F.expr("topic_min_isr IS NULL AND "
@@ -135,6 +145,9 @@ def findings(frame: DataFrame, verdicts: dict[str, Verdict], topic: bool = True,
         F.col("found.message").alias("message"), F.lit(None).cast("string").alias("severity"))
 
 
+# the most racks a fleet's clusters may have for the leaders per rack to be counted in
+# columns (``topic_frame``)
+RACK_COLUMNS = 16
 # topics whose (topic_rf, min_isr) are sent to every executor rather than shuffled with
 # the partitions: about 60 bytes each
 BROADCAST_TOPICS = 500_000
@@ -165,13 +178,16 @@ def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Data
         "replica_sets": {}, "partitions": {}, "topics": {}, "clusters": {}}
     for rule, options in rules:
         levels[rule.spark_frame][rule.code] = rule.spark(options, policy)
-    brokers = F.broadcast(in_driver(cluster_brokers(fleet)))
+    held = in_driver(cluster_brokers(fleet))
+    # a projection of the driver's rows starts no job, where an aggregate would
+    n_racks = max((row[0] for row in held.select(F.size("racks")).collect()), default=0)
+    brokers = F.broadcast(held)
     # not cached: each pass computes these few columns again faster than it would read
     # them back from Spark's in-memory cache, which stores arrays row by row
     state = with_replica_state(fleet.partitions).withColumn(
         "_set", F.xxhash64("replicas", "removing"))
     parts = []
-    topics = topic_frame(state, fleet, brokers).persist()
+    topics = topic_frame(state, fleet, brokers, n_racks).persist()
     if levels["replica_sets"] or levels["partitions"]:
         per_topic = topics.select(*KEY, "topic", "topic_rf", "min_isr")
         if topics.count() <= BROADCAST_TOPICS:  # cached anyway: the count is cheap
