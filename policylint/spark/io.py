@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
@@ -92,9 +92,7 @@ def in_driver(df: DataFrame, most: int = DRIVER_ROWS) -> DataFrame:
 def write_tables(fleet: Fleet, path: str, fmt: str = "parquet") -> None:
     """Writes the normalised tables (what ``read_tables`` reads)."""
     for name in SCHEMAS:
-        df = getattr(fleet, name)
-        writer = df.write.mode("overwrite")
-        (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/{name}")
+        _save(getattr(fleet, name).write.mode("overwrite"), fmt, path, name)
 
 
 def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
@@ -103,13 +101,24 @@ def write_findings(findings: DataFrame, path: str, fmt: str) -> None:
     once (adaptive execution would merge a few findings into one task, which then opens
     every cluster's file in turn)."""
     tasks = findings.sparkSession.sparkContext.defaultParallelism
-    writer = (findings.repartition(tasks, "cluster").sortWithinPartitions(*ORDER)
-              .write.mode("overwrite").partitionBy("cluster"))
-    (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/findings")
+    _save(findings.repartition(tasks, "cluster").sortWithinPartitions(*ORDER)
+          .write.mode("overwrite").partitionBy("cluster"), fmt, path, "findings")
 
 
 def write_summary(summary: DataFrame, order: Sequence[str], path: str, fmt: str) -> None:
     """The summary in one file, sorted by ``order``: its few rows are gathered into one task
     and sorted there, where a global sort would cost a sampling job and a shuffle."""
-    writer = summary.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite")
-    (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/summary")
+    _save(summary.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite"), fmt,
+          path, "summary")
+
+
+# Local files are written without Hadoop's checksum files (``.name.crc`` beside each one),
+# which nothing reads back: a tenth of a second less per hundred files. Other file systems
+# are untouched.
+_LOCAL_FILES = {"fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
+                "fs.file.impl.disable.cache": "true"}
+
+
+def _save(writer: DataFrameWriter, fmt: str, path: str, name: str) -> None:
+    writer = writer.options(**_LOCAL_FILES)
+    (writer.parquet if fmt == "parquet" else writer.json)(f"{path.rstrip('/')}/{name}")
