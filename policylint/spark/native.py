@@ -64,6 +64,21 @@ def with_replica_state(partitions: DataFrame) -> DataFrame:
             .withColumn("current_rf", F.size("target")))
 
 
+def join_on(rows: DataFrame, table: DataFrame, on: list[str], how: str = "inner",
+            broadcast: bool = True) -> DataFrame:
+    """``rows.join(table, on, how)``, keyed by one 64-bit hash of the ``on`` columns, which
+    are compared only where it matched: as join keys of their own, Spark builds and hashes a
+    row of them all (strings, arrays) for every row, which took twice as long on the
+    partitions. ``table`` is sent to every executor if ``broadcast``."""
+    keyed = table.select(F.xxhash64(*on).alias("_hash"), *[F.col(c).alias(f"_{c}") for c in on],
+                         *[c for c in table.columns if c not in on])
+    same = reduce(Column.__and__, [F.col(c) == F.col(f"_{c}") for c in on])
+    # in coalesce, the comparison is a condition on the matched rows, not a join key
+    return (rows.join(F.broadcast(keyed) if broadcast else keyed,
+                      (F.xxhash64(*on) == F.col("_hash")) & F.coalesce(same, F.lit(False)), how)
+            .drop("_hash", *[f"_{c}" for c in on]))
+
+
 def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame,
                 n_racks: int) -> DataFrame:
     """Per topic with partitions: what the topic-level rules and PL204/PL502 need. The
@@ -78,7 +93,7 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame,
                       "CAST(array_position(racks, rack) AS INT))")
     rack = F.expr("rack_at[try_element_at(target, 1)]")
     by_place = n_racks <= RACK_COLUMNS
-    groups = (partitions.join(brokers.select(*KEY, racks_at.alias("rack_at")), KEY)
+    groups = (join_on(partitions, brokers.select(*KEY, racks_at.alias("rack_at")), KEY)
               .groupBy(*KEY, "topic",
                        F.when(~F.col("reassigning"), F.size("replicas")).alias("steady"),
                        F.col("current_rf").alias("rf"),
@@ -155,17 +170,15 @@ BROADCAST_TOPICS = 500_000
 
 def failing_replica_sets(state: DataFrame, brokers: DataFrame, rules: dict[str, Verdict]
                          ) -> DataFrame:
-    """The distinct replica lists of each cluster that break a replica-set rule, with one
-    ``_<code>`` flag per rule; columns are prefixed with ``_`` and ``_failing_set`` is the
-    hash of replicas and removing (``_set``) that the partitions join on."""
+    """The distinct replica lists (with ``removing``) of each cluster that break a
+    replica-set rule, with one ``_<code>`` flag per rule."""
     # The lists are de-duplicated on their columns alone, so that Spark hashes them: an
     # aggregate that also carried an array (the target) would sort every partition. Not
     # cached: the rules' flags are computed, not filtered on, so none is pushed below the
     # de-duplication, and building Spark's cache of these few rows takes seconds.
-    sets = (state.select(*KEY, "_set", "replicas", "removing").distinct()
+    sets = (state.select(*KEY, "replicas", "removing").distinct()
             .withColumn("target", _target()).join(brokers, KEY))
-    return (sets.select(*[F.col(k).alias(f"_{k}") for k in KEY + ["replicas", "removing"]],
-                        F.col("_set").alias("_failing_set"),
+    return (sets.select(*KEY, "replicas", "removing",
                         *[v.broken.alias(f"_{code}") for code, v in rules.items()])
             .where(" OR ".join(f"_{code}" for code in rules)))
 
@@ -184,21 +197,18 @@ def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Data
     brokers = F.broadcast(held)
     # not cached: each pass computes these few columns again faster than it would read
     # them back from Spark's in-memory cache, which stores arrays row by row
-    state = with_replica_state(fleet.partitions).withColumn(
-        "_set", F.xxhash64("replicas", "removing"))
+    state = with_replica_state(fleet.partitions)
     parts = []
     topics = topic_frame(state, fleet, brokers, n_racks).persist()
     if levels["replica_sets"] or levels["partitions"]:
         per_topic = topics.select(*KEY, "topic", "topic_rf", "min_isr")
-        if topics.count() <= BROADCAST_TOPICS:  # cached anyway: the count is cheap
-            per_topic = F.broadcast(per_topic)
-        rows = state.join(per_topic, KEY + ["topic"])
+        # cached anyway: the count is cheap
+        rows = join_on(state, per_topic, KEY + ["topic"],
+                       broadcast=topics.count() <= BROADCAST_TOPICS)
         verdicts = dict(levels["partitions"])
         if levels["replica_sets"]:
             failing = failing_replica_sets(state, brokers, levels["replica_sets"])
-            same = [F.col(k) == F.col(f"_{k}") for k in KEY + ["replicas", "removing"]]
-            rows = rows.join(F.broadcast(failing), [F.col("_set") == F.col("_failing_set")]
-                             + same, "left")
+            rows = join_on(rows, failing, KEY + ["replicas", "removing"], "left")
             verdicts |= {code: Verdict(F.coalesce(F.col(f"_{code}"), F.lit(False)), v.messages)
                          for code, v in levels["replica_sets"].items()}
         # the brokers (known ids, racks) are read by the replica-set rules' messages alone
