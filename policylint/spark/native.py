@@ -86,9 +86,9 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame,
     per rack, and each topic's few groups summed into its figures: one aggregation of the
     partitions, and lambdas only over a topic's groups (a handful), never over its
     partitions. ``n_racks``: the most racks a cluster of the fleet has."""
-    # the leader's rack as its place in ``racks`` (1-based); counted in one column per
-    # place, as grouping on it made several times the groups, unless a cluster has more
-    # racks than that takes columns (racks named after hosts)
+    # the leader's rack as its place in ``racks`` (1-based), counted in one column per place
+    # (grouping on it made three times the groups); grouped on past RACK_COLUMNS racks
+    # (racks named after hosts), where the columns would cost more
     racks_at = F.expr("transform_values(rack_of, (_, rack) -> "
                       "CAST(array_position(racks, rack) AS INT))")
     rack = F.expr("rack_at[try_element_at(target, 1)]")
