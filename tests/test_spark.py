@@ -109,17 +109,19 @@ def test_native_rules_equal_the_generic_python_path(spark, fleet):
     assert native == fallback and native
 
 
-def test_leaders_per_rack_counted_in_columns_or_grouped_agree(spark, fleet, tmp_path,
-                                                               monkeypatch):
-    """The preferred leaders per rack (PL403) are counted in one column per rack, or, for a
-    fleet with more racks than that takes columns, grouped on: the findings are the same."""
+@pytest.mark.parametrize("limit, value", [("RACK_COLUMNS", 0), ("BROADCAST_TOPICS", 0)])
+def test_each_way_to_a_topics_figures_gives_the_same_findings(spark, fleet, tmp_path,
+                                                              monkeypatch, limit, value):
+    """Past a limit, the preferred leaders per rack (PL403) are grouped on rather than
+    counted in columns, and the topics' figures are shuffled to the partitions rather than
+    sent to every executor: the findings are the same either way."""
     from policylint.spark import native
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump(POLICIES["kip409"]))
     policy = load_policy(str(tmp_path / "policy.yaml"))
-    in_columns = spark_findings(audit(fleet, policy))
-    monkeypatch.setattr(native, "RACK_COLUMNS", 0)
-    assert spark_findings(audit(fleet, policy)) == in_columns
-    assert "PL403" in {f[0] for f in in_columns}
+    within = spark_findings(audit(fleet, policy))
+    monkeypatch.setattr(native, limit, value)
+    assert spark_findings(audit(fleet, policy)) == within
+    assert {"PL204", "PL403"} <= {f[0] for f in within}
 
 
 # -- inputs --------------------------------------------------------------------------------
