@@ -7,9 +7,10 @@ means to ``policylint lint``. Parsing is Python, once per file; the rules that f
 
 from __future__ import annotations
 
+from functools import reduce
 from typing import Sequence
 
-from pyspark.sql import DataFrame, DataFrameWriter, SparkSession
+from pyspark.sql import Column, DataFrame, DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
@@ -37,26 +38,24 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
         where = f"{path.rstrip('/')}/{name}"
         if fmt == "parquet":
             df = spark.read.schema(schema).parquet(where)
+            # a broken row's file alone is named, so the filter goes into the scan
+            corrupt, source = None, F.input_file_name()
         else:
+            # text is parsed once; Parquet is read again faster than Spark's in-memory cache
+            # of array columns is read. A row's file is named before it is cached: the cache
+            # knows no file
             df = (spark.read.schema(StructType(schema.fields + [
                 StructField("_corrupt", StringType(), True)]))
                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
-                .json(where))
-        if fmt != "parquet":  # text is parsed once; Parquet is read again faster than
-            # Spark's in-memory cache of array columns is read (and a cached row's file is
-            # named before it is cached: the cache knows no file)
-            df = df.withColumn("_source", F.input_file_name()).cache()
-        required = [f.name for f in schema.fields if not f.nullable]
-        broken = F.lit(False)
-        for column in required:
-            broken = broken | F.col(column).isNull()
+                .json(where).withColumn("_source", F.input_file_name()).cache())
+            corrupt, source = F.col("_corrupt"), F.col("_source")
+        broken = reduce(Column.__or__, [F.col(f.name).isNull() for f in schema.fields
+                                        if not f.nullable], F.lit(False))
         record = F.substring(F.to_json(F.struct(*[F.col(f.name) for f in schema.fields])),
                              1, 300)
-        if fmt != "parquet":
-            broken = broken | F.col("_corrupt").isNotNull()
-            record = F.coalesce(F.substring(F.col("_corrupt"), 1, 300), record)
-        # Parquet: a broken row's file alone is named, so the filter goes into the scan
-        source = F.col("_source") if fmt != "parquet" else F.input_file_name()
+        if corrupt is not None:
+            broken = broken | corrupt.isNotNull()
+            record = F.coalesce(F.substring(corrupt, 1, 300), record)
         bad.append(df.where(broken).select(
             F.lit("PL101").alias("rule"), F.col("cluster"), F.col("captured_at"),
             F.lit(None).cast("string").alias("topic"), F.lit(None).cast("int").alias("partition"),
@@ -64,9 +63,7 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
                      record).alias("message"),
             F.lit(None).cast("string").alias("severity"), source.alias("source")))
         tables[name] = df.where(~broken).select(*[f.name for f in schema.fields])
-    quarantined = bad[0]
-    for more in bad[1:]:
-        quarantined = quarantined.unionByName(more)
+    quarantined = reduce(DataFrame.unionByName, bad)
     return Fleet(tables["clusters"], tables["brokers"], tables["topics"],
                  tables["partitions"], quarantined)
 
