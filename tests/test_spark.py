@@ -260,6 +260,16 @@ def test_the_users_own_driver_options_are_kept(tmp_path):
     assert "log4j" not in done.stderr, done.stderr[-2000:]
 
 
+def test_no_progress_bar_off_a_terminal_even_when_verbose():
+    # a CI log is no terminal: the bar's redrawn lines would hide the audit's own stages
+    show = ("from policylint.spark.audit import session; s = session('local[1]', "
+            "verbose=True); print(s.conf.get('spark.ui.showConsoleProgress')); s.stop()")
+    done = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "false"
+
+
 def test_audit_command_reports_usage_errors(tmp_path):
     from typer.testing import CliRunner
     from policylint.cli import app

@@ -43,15 +43,14 @@ def session(master: str | None = None, app: str = "policylint audit",
             verbose: bool = False) -> SparkSession:
     """A Spark session: ``master`` if given; under spark-submit, the one it set up; else
     an embedded ``local[*]`` bound to 127.0.0.1. Quiet unless ``verbose``: warnings and
-    errors only, from the JVM's first line, and a progress bar only on a terminal."""
+    errors only, from the JVM's first line. A progress bar only on a terminal, verbose or
+    not: in a CI log its redrawn lines hide the audit's own."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app)
     quiet = [] if verbose else [f"-Dlog4j2.configurationFile=file:{QUIET_LOG}"]
     # defaults, not extraJavaOptions: a user's own driver options are kept, and come later
     builder = builder.config("spark.driver.defaultJavaOptions", " ".join([QUICK_JIT, *quiet]))
-    if not verbose:
-        builder = builder.config("spark.ui.showConsoleProgress",
-                                 str(sys.stderr.isatty()).lower())
+    builder = builder.config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower())
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = (builder.master(master or "local[*]")
                    .config("spark.driver.memory", os.environ.get("POLICYLINT_DRIVER_MEMORY",
