@@ -24,9 +24,15 @@ _WIDE = StructType([StructField("table", StringType(), False)] + [
 def read_snapshot_files(spark: SparkSession, path: str) -> Fleet:
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
              .load(path).where(F.col("path").rlike(SNAPSHOT_FILES)).select("path", "content"))
-    rows = files.rdd.flatMap(lambda row: snapshot_rows(row.path, bytes(row.content)))
+    rows = files.rdd.flatMap(lambda row: [_wide(*pair) for pair in
+                                          snapshot_rows(row.path, bytes(row.content))])
     wide = spark.createDataFrame(rows, _WIDE).persist()
     return Fleet(*(wide.where(F.col("table") == name).select(f"{name}.*") for name in _TABLES))
+
+
+def _wide(table: str, values: tuple) -> tuple:
+    """A row of ``_WIDE``: its table's name, and its values in that table's column."""
+    return (table,) + tuple(values if t == table else None for t in _TABLES)
 
 
 def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:

@@ -60,9 +60,8 @@ def audit_locally(source: str, policy: Policy, select: list[str] | None = None,
     for path in snapshot_files(source):
         with open(path, "rb") as f:
             data = f.read()
-        for row in snapshot_rows(f"file:{os.path.abspath(path)}", data):
-            name = row[0]
-            tables[name].append(row[1 + TABLES.index(name)])
+        for name, values in snapshot_rows(f"file:{os.path.abspath(path)}", data):
+            tables[name].append(values)
     rules = [(r, compiled.options[r.code]) for r in checked]
     raw = [found for snap in _snapshots(tables) for found in check_snapshot(snap, rules, policy)]
     sources = {(c[0], c[1]): c[4] for c in tables["clusters"]}
@@ -130,13 +129,11 @@ def summarize(findings: list[dict]) -> list[dict]:
             for k, n in sorted(counts.items(), key=lambda kv: _nulls_first(kv[0]))]
 
 
-def snapshot_rows(path: str, data: bytes) -> list[tuple]:
-    """The table rows of one snapshot file, read by ``policylint.sources`` as ``lint``
-    reads it; what cannot be read becomes PL100/PL101 rows."""
+def snapshot_rows(path: str, data: bytes) -> list[tuple[str, tuple]]:
+    """The table rows of one snapshot file, as (table, row) pairs, read by
+    ``policylint.sources`` as ``lint`` reads it; what cannot be read becomes PL100/PL101
+    rows."""
     from ..sources import detect, load_bytes
-
-    def row(table: str, values: tuple) -> tuple:
-        return (table,) + tuple(values if t == table else None for t in TABLES)
 
     def key(data: dict) -> tuple[str | None, str]:
         cluster, captured = data.get("cluster"), data.get("captured_at")
@@ -152,19 +149,19 @@ def snapshot_rows(path: str, data: bytes) -> list[tuple]:
         finding.locate()
         where = f"{path}:{finding.line}:{finding.column}" if finding.line else path
         cluster, captured = key(doc.data) if doc is not None else (None, None)
-        out.append(row("quarantined", (finding.rule, cluster, captured, None, None,
-                                       finding.message, None, where)))
+        out.append(("quarantined", (finding.rule, cluster, captured, None, None,
+                                    finding.message, None, where)))
     for snap in inputs.snapshots:
         profile = snap.profile
         keys = (profile.name, snap.captured_at or "")
-        out.append(row("clusters", keys + (profile.kafka_version, _strings(profile.config),
-                                           path)))
-        out.extend(row("brokers", keys + (b, rack))
+        out.append(("clusters", keys + (profile.kafka_version, _strings(profile.config),
+                                        path)))
+        out.extend(("brokers", keys + (b, rack))
                    for b, rack in (profile.brokers or {}).items())  # unknown: none listed
         for topic in snap.topics.values():
-            out.append(row("topics", keys + (topic.name, _strings(topic.config))))
-            out.extend(row("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
-                                                 p.adding, p.removing, p.uncertain))
+            out.append(("topics", keys + (topic.name, _strings(topic.config))))
+            out.extend(("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
+                                              p.adding, p.removing, p.uncertain))
                        for p in topic.partitions)
     return out
 
