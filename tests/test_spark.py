@@ -223,6 +223,31 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
         assert spark_text == (local / table / "part-00000.json").read_text(), name
 
 
+def test_lone_surrogates_are_read_as_the_replacement_character_by_both_engines(spark,
+                                                                              tmp_path):
+    # JSON may escape a lone surrogate, which no table holds: both engines read it as
+    # U+FFFD (the in-process engine failed to write it), and write the same tables
+    from typer.testing import CliRunner
+    from policylint.cli import app
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "s.json").write_text(
+        '{"kind": "ClusterSnapshot", "version": 1, "cluster": "c\\ud800", "brokers": '
+        '[{"id": 1, "rack": "r\\udc00"}], "topics": [{"name": "t\\ud800x", "config": '
+        '{"retention.ms": "x\\udfff"}, "partitions": [{"partition": 0, "replicas": [1, 1]}]}]}')
+    tables = {}
+    for engine in ("local", "spark"):
+        out = tmp_path / engine
+        run = CliRunner().invoke(app, ["audit", str(tmp_path / "in"), "--output", str(out),
+                                       "--format", "json", "--engine", engine])
+        assert run.exit_code == 0, run.output
+        [part] = [p for p in (out / "findings").rglob("*.json") if p.stat().st_size]
+        assert part.parent.name == "cluster=c\ufffd"
+        tables[engine] = part.read_text()
+    assert tables["local"] == tables["spark"]
+    found = {(r["rule"], r["topic"]) for r in map(json.loads, tables["local"].splitlines())}
+    assert {("PL112", "t\ufffdx"), ("PL603", "t\ufffdx"), ("PL702", "t\ufffdx")} <= found
+
+
 def test_a_small_table_is_held_by_the_driver_and_a_large_one_left_to_spark(spark):
     brokers = spark.range(3).selectExpr("CAST(id AS INT) AS id", "concat('r', id) AS rack")
 

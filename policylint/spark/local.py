@@ -163,7 +163,26 @@ def snapshot_rows(path: str, data: bytes) -> list[tuple[str, tuple]]:
             out.extend(("partitions", keys + (topic.name, p.partition, p.replicas, p.isr,
                                               p.adding, p.removing, p.uncertain))
                        for p in topic.partitions)
+    if _SURROGATE_ESCAPE.search(data) or _text(path) != path:
+        out = [(table, _text(row)) for table, row in out]
     return out
+
+
+# Lone surrogates (JSON's "\ud800", a file name that is not UTF-8) are no Unicode text, and
+# no table holds them: each becomes U+FFFD, as Spark makes it of a Python string, so that
+# both engines read the same names. Only a file that may hold one is looked through.
+_SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def _text(value: Any) -> Any:
+    """``value`` with each lone surrogate of its strings as U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, (tuple, list)):
+        return type(value)(map(_text, value))
+    if isinstance(value, dict):
+        return {_text(k): _text(v) for k, v in value.items()}
+    return value
 
 
 def _strings(config: dict) -> dict:
