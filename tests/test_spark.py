@@ -248,6 +248,17 @@ def test_lone_surrogates_are_read_as_the_replacement_character_by_both_engines(s
     assert {("PL112", "t\ufffdx"), ("PL603", "t\ufffdx"), ("PL702", "t\ufffdx")} <= found
 
 
+def test_a_snapshot_row_with_a_lone_surrogate_is_still_checked():
+    # the ingest leaves none, but a row from elsewhere (a plugin's table) may hold one
+    from policylint.spark.local import check_snapshot
+    row = {"cluster": "c", "captured_at": "", "kafka_version": None, "config": None,
+           "source": None, "brokers": None,
+           "topics": [{"name": "t\ud800", "config": None, "partitions": None}]}
+    rules = [(all_rules()["PL702"], {})]
+    assert [f[:4] for f in check_snapshot(row, rules, load_policy(None))] == [
+        ("PL702", "c", "", "t\ud800")]
+
+
 def test_a_small_table_is_held_by_the_driver_and_a_large_one_left_to_spark(spark):
     brokers = spark.range(3).selectExpr("CAST(id AS INT) AS id", "concat('r', id) AS rack")
 

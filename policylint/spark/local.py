@@ -202,7 +202,7 @@ def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Ite
             "topics": [{"name": t["name"], "config": t["config"] or {},
                         "partitions": [_partition(p) for p in t["partitions"] or ()]}
                        for t in row["topics"] or ()]}
-    doc = parse(SourceFile(row.get("source") or row["cluster"], json.dumps(data), "json"))[0]
+    doc = parse(SourceFile(row.get("source") or row["cluster"], _json(data), "json"))[0]
     snap = snapshot.snapshot(doc)
     ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
     for rule, options in rules:
@@ -211,6 +211,16 @@ def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Ite
                 for f in rule.check(target, ctx, options):
                     yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
                            f.message, f.severity if f.severity != rule.severity else None)
+
+
+def _json(data: dict) -> str:
+    """``data`` as JSON, by msgspec: a tenth of ``json.dumps``' time. A lone surrogate, which
+    the ingest leaves none of, is written the standard library's way."""
+    import msgspec
+    try:
+        return msgspec.json.encode(data).decode()
+    except UnicodeEncodeError:
+        return json.dumps(data)
 
 
 def _partition(p: dict) -> dict:
