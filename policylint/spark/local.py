@@ -12,6 +12,7 @@ import json
 import os
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..engine import selected_rules
@@ -238,6 +239,7 @@ def _partition(p: dict) -> dict:
 _UNSAFE = set('"#%\'*/:=?\\\x7f{[]^')
 
 
+@lru_cache(maxsize=4096)  # once per cluster, not once per finding
 def _partition_dir(value: str | None) -> str:
     """``cluster=VALUE`` as Spark (Hive) names a partition directory."""
     if value is None or value == "":
