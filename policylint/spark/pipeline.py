@@ -15,7 +15,7 @@ from .report import Overview, render
 
 #: snapshot files up to this many bytes in all are audited in-process. Measured by
 #: ``make bench-spark`` on two cores: Spark local[*] never caught up (158 MiB: in-process
-#: 35 s, Spark 110 s; Spark's cost per MiB is the higher), so memory decides: the
+#: 31 s, Spark 89 s; Spark's cost per MiB is the higher), so memory decides: the
 #: in-process engine peaks at ~15x the files' size (2.3 GB for 158 MiB), and 256 MiB keeps
 #: it within the 4 GB a Spark driver is given
 LOCAL_LIMIT = 256 * 2**20
