@@ -166,6 +166,35 @@ def test_bad_files_and_records_are_quarantined_not_fatal(spark, tmp_path):
     assert bad[0].source.endswith("partitions/p.json")
 
 
+def test_table_values_the_snapshot_schema_refuses_are_findings_not_a_crash(spark, tmp_path):
+    # a file's snapshot is held to the schema when read; a table's rows only when a check
+    # in the driver rebuilds their snapshot: what it refuses is a PL101 of its cluster or
+    # topic, said once, and the rest is still judged
+    rows = {
+        "clusters": {"cluster": "c", "captured_at": "", "config": {"min.insync.replicas": "x"}},
+        "brokers": {"cluster": "c", "captured_at": "", "id": 1, "rack": "a"},
+        "topics": {"cluster": "c", "captured_at": "", "topic": "t",
+                   "config": {"min.insync.replicas": "y"}},
+        "partitions": {"cluster": "c", "captured_at": "", "topic": "t", "partition": 0,
+                       "replicas": [1, 1], "isr": [1], "adding": [], "removing": []}}
+    for name, row in rows.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "part.json").write_text(json.dumps(row) + "\n")
+    fleet = read_fleet(spark, str(tmp_path), "json")
+    refused = 'config["min.insync.replicas"]: the string "{}" is not a positive integer'
+    for engine in ("native", "fallback"):
+        found = [(r.rule, r.topic, r.message) for r in
+                 audit(fleet, load_policy(None), engine=engine).collect()]
+        schema = sorted(((topic or "", message.split(" (")[0]) for rule, topic, message
+                         in found if rule == "PL101"))
+        assert schema[0] == ("", refused.format("x")), (engine, schema)
+        if engine == "native":  # the topic's config too; the partitions are still judged
+            assert schema == [("", refused.format("x")), ("t", refused.format("y"))]
+            assert "PL112" in {rule for rule, _, _ in found}
+    ignored = audit(fleet, load_policy(None), ignore=["PL101"]).collect()
+    assert ignored and "PL101" not in {r.rule for r in ignored}
+
+
 # -- the command ---------------------------------------------------------------------------
 
 def read_json_lines(directory):

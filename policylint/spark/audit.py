@@ -104,13 +104,19 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
         stage(f"{', '.join(r.code for r, _ in named)}: the topics Spark picks as suspects, "
               "in this process")
         parts.append(run_on_suspects(fleet, named, policy))
+    # the values a table's rows hold that the snapshot's schema refuses are said once: by
+    # the shapes' check, else by the first generic pass
+    refused = not shaped
     for reads in (True, False):  # rules that need no partitions are run without them
         some = [(r, o) for r, o in local if r.reads_partitions == reads]
         if some:
             stage(f"{', '.join(r.code for r, _ in some)}: the generic Python path, one "
                   "snapshot at a time" + ("" if reads else ", without its partitions"))
-            parts.append(run_locally(fleet, some, policy))
+            parts.append(run_locally(fleet, some, policy, refused))
+            refused = False
     raw = reduce(DataFrame.unionByName, parts) if parts else None
+    if shaped or named or local:  # their checks say a PL101 of a row the schema refuses
+        raw = raw.where(F.col("rule").isin(sorted(compiled.rules)))
     sources = fleet.clusters.select(*KEY, "source")
     found = raw.join(F.broadcast(sources), KEY, "left") if raw is not None else None
     quarantined = fleet.quarantined.where(F.col("rule").isin(

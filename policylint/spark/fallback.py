@@ -16,9 +16,11 @@ from .local import check_snapshot
 from .tables import KEY, RAW_FINDINGS, Fleet
 
 
-def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
+def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
+                refused: bool = True) -> DataFrame:
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
-    under the run's ``policy``."""
+    under the run's ``policy``; with a PL101 for each value the schema refuses if
+    ``refused``."""
     if any(rule.reads_partitions for rule, _ in rules):
         partition = F.struct("partition", "replicas", "isr", "adding", "removing", "uncertain")
         parts = fleet.partitions.groupBy(*KEY, "topic").agg(
@@ -33,5 +35,5 @@ def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Dat
     snapshots = (fleet.clusters.join(brokers, KEY, "left").join(topics, KEY, "left"))
     spark = fleet.clusters.sparkSession
     found = snapshots.rdd.flatMap(
-        lambda row: check_snapshot(row.asDict(recursive=True), rules, policy))
+        lambda row: check_snapshot(row.asDict(recursive=True), rules, policy, refused))
     return spark.createDataFrame(found, RAW_FINDINGS)

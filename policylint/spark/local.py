@@ -66,7 +66,8 @@ def audit_locally(source: str, policy: Policy, select: list[str] | None = None,
     rules = [(r, compiled.options[r.code]) for r in checked]
     raw = [found for snap in _snapshots(tables) for found in check_snapshot(snap, rules, policy)]
     sources = {(c[0], c[1]): c[4] for c in tables["clusters"]}
-    rows = [(*found[:6], sources.get(found[1:3]), found[6]) for found in raw]
+    rows = [(*found[:6], sources.get(found[1:3]), found[6]) for found in raw
+            if found[0] in compiled.rules]  # a PL101 of a rebuilt snapshot, unless ignored
     rows += [(q[0], q[1], q[2], q[3], q[4], q[5], q[7], q[6]) for q in tables["quarantined"]
              if q[0] in compiled.rules]
     captures: dict[str, list[str]] = defaultdict(list)
@@ -192,9 +193,12 @@ def _strings(config: dict) -> dict:
             for k, v in config.items()}
 
 
-def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Iterator[tuple]:
+def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any,
+                   refused: bool = True) -> Iterator[tuple]:
+    """The findings of ``rules`` on the snapshot rebuilt from ``row``; and, if ``refused``,
+    a PL101 for each of its values the snapshot's schema refuses."""
     from ..engine import Context
-    from ..sources import SourceFile, parse, snapshot
+    from ..sources import SourceFile, parse, snapshot, split_errors, validate
 
     data = {"kind": "ClusterSnapshot", "version": 1, "cluster": row["cluster"],
             "brokers": [{"id": b["id"], "rack": b["rack"]} for b in row["brokers"] or ()],
@@ -204,7 +208,17 @@ def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Ite
                         "partitions": [_partition(p) for p in t["partitions"] or ()]}
                        for t in row["topics"] or ()]}
     doc = parse(SourceFile(row.get("source") or row["cluster"], _json(data), "json"))[0]
-    snap = snapshot.snapshot(doc)
+    # a table's rows were never held to the snapshot's schema (a file's were, when read):
+    # what it refuses is a PL101 and is left out, as lint leaves it out; a refused part of
+    # the cluster leaves nothing to judge
+    errors = validate("snapshot", doc)
+    bad, fatal = split_errors(errors, "topics", "partitions")
+    for path, message in errors if refused else ():
+        yield ("PL101", row["cluster"], row["captured_at"], *_refused(data, path, message))
+    if fatal:
+        return
+    snap = snapshot.snapshot(doc, {k[0] for k in bad if len(k) == 1},
+                             {k for k in bad if len(k) == 2})
     ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
     for rule, options in rules:
         for kind, target in (("snapshot", snap), ("profile", snap.profile)):
@@ -212,6 +226,19 @@ def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any) -> Ite
                 for f in rule.check(target, ctx, options):
                     yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
                            f.message, f.severity if f.severity != rule.severity else None)
+
+
+def _refused(data: dict, path: tuple, message: str) -> tuple:
+    """(topic, partition, message, severity) of a schema error of a rebuilt snapshot, said
+    of its topic and partition: their places in the rebuilt lists mean nothing to a user."""
+    from ..schema import format_path
+    topic = partition = None
+    if path[:1] == ("topics",) and len(path) > 1:
+        entry = data["topics"][path[1]]
+        topic, path = entry["name"], path[2:]
+        if path[:1] == ("partitions",) and len(path) > 1:
+            partition, path = entry["partitions"][path[1]]["partition"], path[2:]
+    return topic, partition, f"{format_path(path)}: {message}" if path else message, None
 
 
 def _json(data: dict) -> str:
