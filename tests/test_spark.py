@@ -195,6 +195,43 @@ def test_table_values_the_snapshot_schema_refuses_are_findings_not_a_crash(spark
     assert ignored and "PL101" not in {r.rule for r in ignored}
 
 
+def test_parquet_tables_of_other_widths_are_read_and_of_other_kinds_refused(spark, tmp_path):
+    # pandas and pyarrow write 64-bit integers: read as policylint's, a value too large is
+    # null and its row quarantined; a column of another kind, or no such table, is exit 2
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from policylint.sources import InputError
+    longs = pa.list_(pa.int64())
+    tables = {
+        "clusters": pa.table({"cluster": ["c"], "captured_at": [""], "config": pa.array(
+            [[("min.insync.replicas", "1")]], pa.map_(pa.string(), pa.string()))}),
+        "brokers": pa.table({"cluster": ["c", "c"], "captured_at": ["", ""],
+                             "id": pa.array([1, 2**40], pa.int64()), "rack": ["a", "b"]}),
+        "topics": pa.table({"cluster": ["c"], "captured_at": [""], "topic": ["t"], "config":
+                            pa.array([[]], pa.map_(pa.string(), pa.string()))}),
+        "partitions": pa.table({
+            "cluster": ["c", "c"], "captured_at": ["", ""], "topic": ["t", "t"],
+            "partition": pa.array([0, 1], pa.int64()),
+            "replicas": pa.array([[1, 1], [1, 2**40]], longs),
+            "adding": pa.array([[], []], longs), "removing": pa.array([[], []], longs)})}
+    for name, table in tables.items():
+        (tmp_path / name).mkdir()
+        pq.write_table(table, tmp_path / name / "part.parquet")
+    found = {(r.rule, r.partition, r.message.split(":")[0]) for r in
+             audit(read_fleet(spark, str(tmp_path), "parquet"), load_policy(None)).collect()}
+    assert ("PL112", 0, "replicas [1, 1] of t-0 name broker 1 more than once") in found
+    assert {m for rule, _, m in found if rule == "PL101"} == {
+        "brokers record with a missing or malformed column",
+        "partitions record with a missing or malformed column"}
+    pq.write_table(pa.table({"cluster": ["c"], "captured_at": [""], "config": ["{}"]}),
+                   tmp_path / "clusters" / "part.parquet")
+    with pytest.raises(InputError, match="clusters: column config is string, policylint "
+                                         "reads map<string,string>"):
+        read_fleet(spark, str(tmp_path), "parquet")
+    with pytest.raises(InputError, match="Path does not exist: .*nothing/clusters"):
+        read_fleet(spark, str(tmp_path / "nothing"), "parquet")
+
+
 # -- the command ---------------------------------------------------------------------------
 
 def read_json_lines(directory):

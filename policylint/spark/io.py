@@ -10,9 +10,11 @@ from __future__ import annotations
 from functools import reduce
 from typing import Sequence
 
+from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import (ArrayType, BooleanType, DataType, MapType, NumericType,
+                               StringType, StructField, StructType)
 
 from .local import ORDER, SNAPSHOT_FILES, TABLES as _TABLES, snapshot_rows
 from .tables import QUARANTINED, SCHEMAS, Fleet
@@ -43,17 +45,17 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
     for name, schema in SCHEMAS.items():
         where = f"{path.rstrip('/')}/{name}"
         if fmt == "parquet":
-            df = spark.read.schema(schema).parquet(where)
+            df = _parquet(spark, where, schema)
             # a broken row's file alone is named, so the filter goes into the scan
             corrupt, source = None, F.input_file_name()
         else:
             # text is parsed once; Parquet is read again faster than Spark's in-memory cache
             # of array columns is read. A row's file is named before it is cached: the cache
             # knows no file
-            df = (spark.read.schema(StructType(schema.fields + [
+            df = (_read(spark.read.schema(StructType(schema.fields + [
                 StructField("_corrupt", StringType(), True)]))
                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt")
-                .json(where).withColumn("_source", F.input_file_name()).cache())
+                .json, where).withColumn("_source", F.input_file_name()).cache())
             corrupt, source = F.col("_corrupt"), F.col("_source")
         broken = reduce(Column.__or__, [F.col(f.name).isNull() for f in schema.fields
                                         if not f.nullable], F.lit(False))
@@ -72,6 +74,66 @@ def read_tables(spark: SparkSession, path: str, fmt: str) -> Fleet:
     quarantined = reduce(DataFrame.unionByName, bad)
     return Fleet(tables["clusters"], tables["brokers"], tables["topics"],
                  tables["partitions"], quarantined)
+
+
+def _parquet(spark: SparkSession, where: str, schema: StructType) -> DataFrame:
+    """The Parquet table at ``where`` in ``schema``'s types, whatever widths its writer chose
+    (pandas writes 64-bit integers): a value that does not fit is null, and its row
+    quarantined. A column of another kind altogether is exit 2 naming it."""
+    from ..sources import InputError
+    try:
+        found = spark.read.parquet(where)
+    except AnalysisException as exc:
+        if exc.getCondition() != "UNABLE_TO_INFER_SCHEMA":
+            raise InputError(_reason(exc)) from None
+        return spark.read.schema(schema).parquet(where)  # no file: an empty table
+    have = {f.name: f.dataType for f in found.schema.fields}
+    for f in schema.fields:
+        if f.name in have and not _castable(have[f.name], f.dataType):
+            raise InputError(f"{where}: column {f.name} is {have[f.name].simpleString()}, "
+                             f"policylint reads {f.dataType.simpleString()}")
+    return found.select(*[_as(f, have.get(f.name)) for f in schema.fields])
+
+
+def _as(field: StructField, have: DataType | None) -> Column:
+    """The column ``field`` from one of type ``have`` (None: absent, so null). A list with
+    an id that does not fit is null whole: no rule reads a list with a hole in it."""
+    column, want = F.col(field.name), field.dataType
+    if have is None:
+        return F.lit(None).cast(want).alias(field.name)
+    if have.simpleString() == want.simpleString():
+        return column
+    # try_cast: a value that does not fit is null (a plain cast wraps 2**40 round to 0)
+    if isinstance(want, ArrayType):  # Spark casts to a list that may hold nulls only
+        cast = column.try_cast(ArrayType(want.elementType, True))
+        return F.when(~F.exists(cast, lambda x: x.isNull()), cast).alias(field.name)
+    return column.try_cast(want).alias(field.name)
+
+
+def _castable(have: DataType, want: DataType) -> bool:
+    """Whether Spark casts ``have`` to ``want`` value by value."""
+    if isinstance(want, ArrayType):
+        return isinstance(have, ArrayType) and _castable(have.elementType, want.elementType)
+    if isinstance(want, MapType):
+        return isinstance(have, MapType) and _castable(have.keyType, want.keyType) and \
+            _castable(have.valueType, want.valueType)
+    scalar = (NumericType, StringType, BooleanType)
+    return isinstance(have, scalar) and isinstance(want, scalar)
+
+
+def _read(reader, where: str) -> DataFrame:
+    """``reader(where)``; a path that does not exist is exit 2 naming it."""
+    from ..sources import InputError
+    try:
+        return reader(where)
+    except AnalysisException as exc:
+        raise InputError(_reason(exc)) from None
+
+
+def _reason(exc: AnalysisException) -> str:
+    """Spark's message, its first line without the error class and SQL state."""
+    line = str(exc).splitlines()[0]
+    return line.split("] ", 1)[-1].split(" SQLSTATE")[0]
 
 
 #: a frame of at most this many rows is held by the driver (``in_driver``)
