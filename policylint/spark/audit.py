@@ -96,17 +96,18 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     if native:
         stage(f"{', '.join(r.code for r, _ in native)}: Spark SQL")
         parts.append(run_native(fleet, native, policy))
+    # a value of a table's rows that the snapshot's schema refuses is a PL101 (if on), said
+    # once: by the shapes' check, else by the first generic pass
+    refused = "PL101" in compiled.rules
     if shaped:
         stage(f"{', '.join(r.code for r, _ in shaped)}: once per distinct topic config and "
               "cluster, in this process")
-        parts.append(run_by_shape(fleet, shaped, policy))
+        parts.append(run_by_shape(fleet, shaped, policy, refused))
+        refused = False
     if named:
         stage(f"{', '.join(r.code for r, _ in named)}: the topics Spark picks as suspects, "
               "in this process")
         parts.append(run_on_suspects(fleet, named, policy))
-    # the values a table's rows hold that the snapshot's schema refuses are said once: by
-    # the shapes' check, else by the first generic pass
-    refused = not shaped
     for reads in (True, False):  # rules that need no partitions are run without them
         some = [(r, o) for r, o in local if r.reads_partitions == reads]
         if some:
@@ -115,8 +116,6 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
             parts.append(run_locally(fleet, some, policy, refused))
             refused = False
     raw = reduce(DataFrame.unionByName, parts) if parts else None
-    if shaped or named or local:  # their checks say a PL101 of a row the schema refuses
-        raw = raw.where(F.col("rule").isin(sorted(compiled.rules)))
     sources = fleet.clusters.select(*KEY, "source")
     found = raw.join(F.broadcast(sources), KEY, "left") if raw is not None else None
     quarantined = fleet.quarantined.where(F.col("rule").isin(

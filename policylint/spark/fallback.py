@@ -17,7 +17,7 @@ from .tables import KEY, RAW_FINDINGS, Fleet
 
 
 def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
-                refused: bool = True) -> DataFrame:
+                refused: bool = False) -> DataFrame:
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
     under the run's ``policy``; with a PL101 for each value the schema refuses if
     ``refused``."""

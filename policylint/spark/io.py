@@ -85,7 +85,7 @@ def _parquet(spark: SparkSession, where: str, schema: StructType) -> DataFrame:
         found = spark.read.parquet(where)
     except AnalysisException as exc:
         if exc.getCondition() != "UNABLE_TO_INFER_SCHEMA":
-            raise InputError(_reason(exc)) from None
+            raise _input_error(exc) from None
         return spark.read.schema(schema).parquet(where)  # no file: an empty table
     have = {f.name: f.dataType for f in found.schema.fields}
     for f in schema.fields:
@@ -123,17 +123,17 @@ def _castable(have: DataType, want: DataType) -> bool:
 
 def _read(reader, where: str) -> DataFrame:
     """``reader(where)``; a path that does not exist is exit 2 naming it."""
-    from ..sources import InputError
     try:
         return reader(where)
     except AnalysisException as exc:
-        raise InputError(_reason(exc)) from None
+        raise _input_error(exc) from None
 
 
-def _reason(exc: AnalysisException) -> str:
-    """Spark's message, its first line without the error class and SQL state."""
+def _input_error(exc: AnalysisException) -> Exception:
+    """Spark's reason as exit 2: its first line, without the error class and SQL state."""
+    from ..sources import InputError
     line = str(exc).splitlines()[0]
-    return line.split("] ", 1)[-1].split(" SQLSTATE")[0]
+    return InputError(line.split("] ", 1)[-1].split(" SQLSTATE")[0])
 
 
 #: a frame of at most this many rows is held by the driver (``in_driver``)

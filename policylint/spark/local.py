@@ -64,10 +64,11 @@ def audit_locally(source: str, policy: Policy, select: list[str] | None = None,
         for name, values in snapshot_rows(f"file:{os.path.abspath(path)}", data):
             tables[name].append(values)
     rules = [(r, compiled.options[r.code]) for r in checked]
-    raw = [found for snap in _snapshots(tables) for found in check_snapshot(snap, rules, policy)]
+    refused = "PL101" in compiled.rules
+    raw = [found for snap in _snapshots(tables)
+           for found in check_snapshot(snap, rules, policy, refused)]
     sources = {(c[0], c[1]): c[4] for c in tables["clusters"]}
-    rows = [(*found[:6], sources.get(found[1:3]), found[6]) for found in raw
-            if found[0] in compiled.rules]  # a PL101 of a rebuilt snapshot, unless ignored
+    rows = [(*found[:6], sources.get(found[1:3]), found[6]) for found in raw]
     rows += [(q[0], q[1], q[2], q[3], q[4], q[5], q[7], q[6]) for q in tables["quarantined"]
              if q[0] in compiled.rules]
     captures: dict[str, list[str]] = defaultdict(list)
@@ -194,7 +195,7 @@ def _strings(config: dict) -> dict:
 
 
 def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any,
-                   refused: bool = True) -> Iterator[tuple]:
+                   refused: bool = False) -> Iterator[tuple]:
     """The findings of ``rules`` on the snapshot rebuilt from ``row``; and, if ``refused``,
     a PL101 for each of its values the snapshot's schema refuses."""
     from ..engine import Context

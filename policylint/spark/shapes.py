@@ -43,9 +43,11 @@ _VERDICTS = ("_cluster_shape long, _topic_shape long, rule string, partition int
              "message string, severity string")
 
 
-def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> DataFrame:
+def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
+                 refused: bool = False) -> DataFrame:
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over the fleet's topics and
-    clusters, each shape checked once."""
+    clusters, each shape checked once; with a PL101 for each value the schema refuses if
+    ``refused``."""
     spark = fleet.clusters.sparkSession
     token = uuid.uuid4().hex  # stand-ins no real name (or config value) can be
     cluster_mark, topic_mark = f"policylint-cluster.{token}", f"policylint-topic.{token}"
@@ -69,14 +71,15 @@ def run_by_shape(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Da
         snapshot = {"cluster": cluster_mark, "captured_at": "", "source": None,
                     "kafka_version": c.kafka_version, "config": c.config,
                     "brokers": [b.asDict() for b in c.brokers] if c.brokers else None}
-        for found in check_snapshot({**snapshot, "topics": None}, rules, policy):
+        for found in check_snapshot({**snapshot, "topics": None}, rules, policy, refused):
             of_clusters.append((c._cluster_shape, None, found[0], found[4], found[5],
                                 found[6]))
         each = shapes.get(c._cluster_shape, [])
         stand_ins = {t._name or f"policylint.{i}.{token}": t for i, t in enumerate(each)}
         checked = [{"name": n, "config": dict(t._config), "partitions": None}
                    for n, t in stand_ins.items()]
-        for found in check_snapshot({**snapshot, "topics": checked}, rules, policy):
+        for found in check_snapshot({**snapshot, "topics": checked}, rules, policy,
+                                    refused):
             topic = stand_ins.get(found[3])
             if topic is not None:  # of no topic: the check without topics said it
                 message = found[5].replace(found[3], topic._name or topic_mark)
@@ -149,6 +152,5 @@ def _on_suspects(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
     for c in (fleet.clusters.join(F.broadcast(wanted), KEY, "left_semi")
               .join(_brokers(fleet), KEY, "left").collect()):
         snapshot = {**c.asDict(recursive=True), "topics": suspects[(c.cluster, c.captured_at)]}
-        # what the schema refuses is said once, by the shapes' check
-        found.extend(check_snapshot(snapshot, rules, policy, refused=False))
+        found.extend(check_snapshot(snapshot, rules, policy))  # refusals: the shapes' say
     return spark.createDataFrame(found, RAW_FINDINGS)
