@@ -55,6 +55,10 @@ class ClusterProfile(Struct):
     config_complete: bool = False
     #: broker settings whose value is unknown (a template placeholder): left out of ``config``
     unknown: frozenset = frozenset()
+    #: broker id -> its log directories, and -> those cordoned (KIP-1066's
+    #: ``cordoned.log.dirs``, "*" for all), where the source says (a snapshot)
+    log_dirs: dict[int, list[str]] = field(default_factory=dict)
+    cordoned: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def racks(self) -> set[str]:

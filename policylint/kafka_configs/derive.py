@@ -30,8 +30,8 @@ SCALA = "core/src/main/scala/kafka/log/LogConfig.scala"
 TOPIC_CONFIG = "clients/src/main/java/org/apache/kafka/common/config/TopicConfig.java"
 # Releases after the last tag read: (base release, {key: None to remove it, or the fields of
 # its spec that change}). Sources: "Notable changes in 4.x.0" of docs/getting-started/upgrade.md
-# (apache/kafka commit 1471a798, docs as of 4.3), LogConfig.java at trunk commit 017deec6
-# (after 4.2) and TopicConfig's javadoc of 4.1 and 4.2.
+# (apache/kafka commit 1471a798, docs as of 4.3; commit 0154ac12 for 4.3's own notes),
+# LogConfig.java at trunk commit 017deec6 (after 4.2) and TopicConfig's javadoc of 4.1 and 4.2.
 DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.0": ("3.9", {
         "message.format.version": None,  # KIP-724
@@ -46,6 +46,10 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     # KIP-1161 makes LIST configs stricter, but cleanup.policy keeps accepting an empty
     # list (infinite retention) and ignores repeats: its verdicts are 4.1's
     "4.2": ("4.1", {}),
+    # 4.3 (May 2026): its notable changes are broker-level (KIP-1066 cordoned.log.dirs,
+    # KIP-1196 coordinator buffers, KIP-1235 remote.log.metadata.topic.min.isr); no
+    # topic-level config is added, removed or validated differently
+    "4.3": ("4.2", {}),
 }
 # validators that are code, not data: their rules as Kafka states them
 KNOWN = {

@@ -45,7 +45,10 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
         broker_count=len({b.id for b in data.brokers}),
         config=data.config or {},
         kafka_version=None if data.kafka_version is UNSET else data.kafka_version,
-        doc=doc, brokers_path=("brokers",))
+        doc=doc, brokers_path=("brokers",),
+        log_dirs={b.id: b.log_dirs for b in data.brokers if b.log_dirs is not UNSET},
+        cordoned={b.id: b.cordoned_log_dirs for b in data.brokers
+                  if b.cordoned_log_dirs is not UNSET and b.cordoned_log_dirs})
     topics: dict[str, TopicState] = {}
     new, unset = tuple.__new__, UNSET
     for ti, topic, indices in topics_in:
