@@ -151,6 +151,11 @@ def lint(
     max_file_size: str = typer.Option("256M", "--max-file-size", metavar="SIZE",
                                       help="Larger input files are reported (PL100), not "
                                            "read."),
+    kafka_version: Optional[str] = typer.Option(
+        None, "--kafka-version", metavar="X.Y",
+        help="The Kafka release the clusters run where none says its own (as the policy's "
+             "kafka_version); without it, a verdict that differs between releases is an "
+             "error only if every release of the window refuses it."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color",
                                          help="Colour text output (default: on a terminal)."),
     bootstrap_server: Optional[str] = typer.Option(
@@ -223,6 +228,8 @@ def lint(
         size = _size(max_file_size)
     except typer.BadParameter as exc:
         _fail(f"--max-file-size: {exc}")
+    if kafka_version is not None and not re.fullmatch(r"[0-9]+(\.[0-9]+){0,2}", kafka_version):
+        _fail(f"--kafka-version must be a release such as 3.7 or 4.1.0, not {kafka_version!r}")
     if bootstrap_server and cluster:
         _fail("give --cluster or --bootstrap-server, not both")
     if command_config and not bootstrap_server:
@@ -240,7 +247,7 @@ def lint(
                             keep=_KEPT, stdin_name=stdin_filename,
                             baseline="" if write_baseline else baseline,
                             exclude=exclude, force_exclude=force_exclude,
-                            respect_gitignore=respect_gitignore)
+                            respect_gitignore=respect_gitignore, kafka_version=kafka_version)
         result = linted()
         if diff:  # the fixes as a diff, nothing written
             raise typer.Exit(1 if _fixes(result, write=False) else 0)

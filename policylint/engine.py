@@ -11,8 +11,8 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 from msgspec import Struct, field
 
 from . import kafka_configs
-from .kafka import (effective_min_isr, manifest_rf, min_isr_is_default, smallest_rf,
-                    snapshot_topic_rf, unknown_fields)
+from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_rf,
+                    min_isr_is_default, smallest_rf, snapshot_topic_rf, unknown_fields)
 from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Plan, Ref, Snapshot,
                     TopicSpec)
 from .policy import CompiledPolicy, Policy
@@ -33,6 +33,8 @@ class MinIsrSubject(Struct, frozen=True):
     #: the minISR is Kafka's built-in 1, nothing sets it: the cluster that does not ("" when
     #: the run has none for it); None when something sets it
     default: str | None = None
+    #: the minISR is the cluster's broker default
+    inherited: bool = False
 
 
 class TopicConfig(NamedTuple):
@@ -56,13 +58,17 @@ class TopicConfig(NamedTuple):
 
 class ConfigEntry(NamedTuple):
     """One key of a topic's config, judged by its Kafka ``release``: ``status`` as
-    ``kafka_configs.status`` says it, ``problem`` why Kafka refuses its value (or None)."""
+    ``kafka_configs.status`` says it, ``problem`` why Kafka refuses its value (or None).
+    When no input says the cluster's release, it is judged on every release of the window
+    (``kafka_configs.window``): ``release`` is the newest with that verdict, and ``only``
+    is (the releases with it, those without) where they differ, else None."""
     config: TopicConfig
     key: str
     value: Any
     release: str
     status: str
     problem: str | None
+    only: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 class Context(Struct):
@@ -128,12 +134,23 @@ class Context(Struct):
         """The cluster a target is judged against: a snapshot its own, others the run's."""
         return target.profile if isinstance(target, Snapshot) else self.profile
 
-    def kafka_release(self, target: Any) -> str:
-        """The known Kafka release a target's topic configs are judged by: its cluster's
-        version, else the policy's, else the newest (``policylint.kafka_configs``)."""
+    def kafka_window(self, target: Any) -> tuple[str, ...]:
+        """The known Kafka releases a target is judged by: its cluster's version, else the
+        one ``--kafka-version`` or the policy's ``kafka_version`` says; else, when no input
+        says, every release of the policy's ``kafka_versions`` window (3.0 to the newest
+        by default)."""
         profile = self.profile_for(target)
         version = profile.kafka_version if profile is not None else None
-        return kafka_configs.resolve(version or self.policy.kafka_version)  # remembered
+        if not kafka_configs.has_version(version):
+            version = self.policy.kafka_version
+        if kafka_configs.has_version(version):
+            return (kafka_configs.resolve(version),)  # remembered
+        return kafka_configs.window(self.policy.kafka_versions)
+
+    def kafka_release(self, target: Any) -> str:
+        """The release a target's topic configs are judged by where one release is asked
+        for: the cluster's, else the newest of its window."""
+        return self.kafka_window(target)[-1]
 
     def topic_rf(self, snapshot: Snapshot, topic: Any) -> int | None:
         """A snapshot topic's replication factor (``kafka.snapshot_topic_rf``: its
@@ -164,11 +181,11 @@ class Context(Struct):
         found = self._issues.get(id(target))
         if found is None:
             configs = self.topic_configs(target)
-            release = self.kafka_release(target) if configs else ""
+            releases = self.kafka_window(target) if configs else ()
             prefixes = tuple(self.policy.config_prefixes)
             found = self._issues[id(target)] = [
                 tuple.__new__(ConfigEntry, (config, *issue)) for config in configs
-                for issue in _judged_config(release, prefixes, config.config)]
+                for issue in _judged_config(releases, prefixes, config.config)]
         return found
 
     def by_metric_name(self, target: Any) -> dict[str, list[str]]:
@@ -187,47 +204,64 @@ class Context(Struct):
         removing) rather than its replicas."""
         return self._view(ReplicaLists, target, final and isinstance(target, Snapshot))
 
-    def min_isr_subjects(self, target: Any, breaks: Callable[[int, int], Any]
+    def min_isr_subjects(self, snapshot: Snapshot, breaks: Callable[[int, int], Any]
                          ) -> Iterator[MinIsrSubject]:
-        """The subjects of the min ISR rules for which ``breaks(rf, effective minISR)``
-        holds. Manifests: topic-level, RF as declared. Snapshots: topic-level, the smallest
-        current RF. Plans: per entry, its replica count."""
-        if isinstance(target, (TopicSpec, Snapshot)):
-            for topic, rf, min_isr, profile, otherwise in self._min_isr_topics(target):
-                if breaks(rf, min_isr):
-                    at = (topic.config_at("min.insync.replicas") if isinstance(
-                        topic, TopicSpec) else topic.where("config", "min.insync.replicas")) \
-                        if "min.insync.replicas" in topic.config else topic.where(otherwise)
-                    yield MinIsrSubject(topic.name, None, rf, min_isr, at,
-                                        _default(topic.config, profile))
-        elif isinstance(target, Plan):
-            view = self.plan_view(target)
-            verdicts = {}  # (topic, RF) -> minISR, judged once per pair
-            for topic, rf in view.topic_sizes:
-                min_isr = self.min_isr(topic)
-                if breaks(rf, min_isr):
-                    verdicts[topic, rf] = min_isr
-            if not verdicts:
-                return
-            for i in compress(count(), map(verdicts.__contains__, zip(view.topics,
-                                                                       view.sizes))):
-                move, rf = target.moves[i], view.sizes[i]
-                yield MinIsrSubject(move.topic, move.partition, rf, verdicts[move.topic, rf],
-                                    target.where(move, "replicas"),
-                                    _default(self.topic_config(move.topic), self.profile))
+        """The topics of a snapshot for which ``breaks(smallest current RF, effective
+        minISR)`` holds, topic-level."""
+        for topic, rf, min_isr in self._min_isr_topics(snapshot):
+            if breaks(rf, min_isr):
+                own = "min.insync.replicas" in topic.config
+                at = topic.where("config", "min.insync.replicas") if own \
+                    else topic.where("name")
+                yield MinIsrSubject(topic.name, None, rf, min_isr, at,
+                                    _default(topic.config, snapshot.profile),
+                                    not own and as_int(snapshot.profile.config.get(
+                                        "min.insync.replicas")) is not None)
 
-    def _min_isr_topics(self, target: TopicSpec | Snapshot) -> list[tuple]:
-        """(topic, RF, effective minISR, profile, where the RF is) of a manifest or of each
-        topic of a snapshot with a known RF, once per target: three rules ask."""
-        found = self._min_isrs.get(id(target))
+    def _min_isr_topics(self, snapshot: Snapshot) -> list[tuple]:
+        """(topic, smallest current RF, effective minISR) of each topic of a snapshot with
+        a known RF, once per snapshot: three rules ask."""
+        found = self._min_isrs.get(id(snapshot))
         if found is None:
-            topics = [(target, manifest_rf(target, self.profile), self.profile, "rf")] \
-                if isinstance(target, TopicSpec) else \
-                [(t, smallest_rf(t), target.profile, "name") for t in target.topics.values()]
-            found = self._min_isrs[id(target)] = [
-                (topic, rf, effective_min_isr(topic.config, profile), profile, otherwise)
-                for topic, rf, profile, otherwise in topics if rf is not None]
+            profile = snapshot.profile
+            found = self._min_isrs[id(snapshot)] = [
+                (t, rf, effective_min_isr(t.config, profile))
+                for t in snapshot.topics.values() if (rf := smallest_rf(t)) is not None]
         return found
+
+    def topic_min_isr(self, topic: str) -> Stated:
+        """A topic's effective min.insync.replicas, where a plan entry finds it: the
+        snapshot's topic, else its declaration, else its cluster (``kafka.Stated``)."""
+        if self.snapshot is not None and topic in self.snapshot.topics:
+            config, source = self.snapshot.topics[topic].config, \
+                f"the snapshot {self.snapshot.doc.source.name}"
+            at = self.snapshot.topics[topic].where("config", "min.insync.replicas")
+        else:
+            spec = self.manifest(topic)
+            config, source = (spec.config, f"the manifest of {topic}") \
+                if spec is not None else ({}, "")
+            at = spec.config_at("min.insync.replicas") if spec is not None else None
+        if "min.insync.replicas" in config:
+            return Stated(as_int(config["min.insync.replicas"]), at, source)
+        return cluster_setting(self.profile, "min.insync.replicas")
+
+    def entry_rf(self, plan: Plan, i: int) -> tuple[int | None, str]:
+        """(current RF, where it comes from) of plan entry ``i``'s partition: the
+        snapshot's (KIP-860), else the current assignment's (``--current``), else the RF
+        its topic's declaration states (at the base ref in diff mode); None: unknown."""
+        view = self.plan_view(plan)
+        move = plan.moves[i]
+        if view.states[i] is not None:
+            return view.current_rfs[i], "the snapshot"
+        if self.current and move[:2] in self.current:
+            return len(self.current[move[:2]]), "the current assignment"
+        spec = self.base_manifest(move.topic)
+        if spec is not None:
+            return manifest_rf(spec, self.profile), \
+                f"the manifest of {move.topic} at {self.base_ref}"
+        spec = self.manifest(move.topic)
+        return (None if spec is None else manifest_rf(spec, self.profile),
+                f"the manifest of {move.topic}")
 
     def _view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told
@@ -249,15 +283,37 @@ def _default(config: dict, profile: ClusterProfile | None) -> str | None:
     return profile.name if profile is not None else ""
 
 
-def _judged_config(release: str, prefixes: tuple, config: dict) -> tuple[tuple, ...]:
+def _judged_config(releases: tuple[str, ...], prefixes: tuple, config: dict
+                   ) -> tuple[tuple, ...]:
     key = memo_key(config)
     try:
-        return _config_issues(release, prefixes, key)
+        return _window_issues(releases, prefixes, key)
     except TypeError:  # a value that is no scalar (the schema refused it): judged anew
-        return _config_issues.__wrapped__(release, prefixes, key)
+        return _window_issues.__wrapped__(releases, prefixes, key)
 
 
 @lru_cache(maxsize=4096)
+def _window_issues(releases: tuple[str, ...], prefixes: tuple, config: tuple
+                   ) -> tuple[tuple, ...]:
+    """(key, value, release, status, problem, only) of the keys of one config worth
+    reporting on some release of ``releases`` (see ``ConfigEntry``)."""
+    if len(releases) == 1:
+        return tuple(issue + (None,) for issue in _config_issues(releases[0], prefixes, config))
+    verdicts: dict[str, dict[str, tuple]] = {}  # key -> release -> its issue
+    for release in releases:
+        for issue in _config_issues(release, prefixes, config):
+            verdicts.setdefault(issue[0], {})[release] = issue
+    found = []
+    for by_release in verdicts.values():
+        newest = by_release[max(by_release, key=releases.index)]
+        # the releases with the newest one's verdict (its status, and a refusal or none)
+        alike = tuple(r for r in releases if r in by_release and by_release[r][3] == newest[3]
+                      and bool(by_release[r][4]) == bool(newest[4]))
+        found.append(newest + (None if len(alike) == len(releases) else
+                               (alike, tuple(r for r in releases if r not in alike)),))
+    return tuple(found)
+
+
 def _config_issues(release: str, prefixes: tuple, config: tuple) -> tuple[tuple, ...]:
     """(key, value, release, status, problem) of the keys of one config worth reporting;
     ``config``: its ``memo_key`` (its items, and their values' types)."""
@@ -365,11 +421,12 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     suppressions = Suppressions(policy)
     for finding in findings:
         rule = _finish(finding, policy)
-        if origins and finding.at is not None:
+        if origins and finding.at is not None and finding.cause is None:
             origin = origins.get((id(finding.at[0]), finding.topic))
             if origin and origin not in finding.message:
                 finding.message += f" ({origin})"
         suppressions.apply(finding, rule)
+    findings = _one_per_cause(findings, policy, suppressions, origins)
     if "PL122" in policy.rules:  # the suppressions that suppressed nothing
         known = all_rules()
         unused = list(suppressions.unused(
@@ -386,6 +443,38 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
+
+
+#: how many subjects of a finding that stands for several its message names
+NAMED = 5
+
+
+def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,
+                   suppressions: Suppressions, origins: dict) -> list[Finding]:
+    """The findings of subjects that inherit one value (``Finding.cause``) as one finding
+    at that value, naming them; a subject whose own suppression hides its finding keeps
+    it, suppressed."""
+    groups: dict[tuple, list[Finding]] = {}
+    kept = []
+    for finding in findings:
+        if finding.cause is None or finding.suppressed:
+            kept.append(finding)
+        else:
+            groups.setdefault(finding.cause, []).append(finding)
+    for members in groups.values():
+        lead = members[0]
+        names = sorted({m.topic + (f" ({origin})" if (origin := origins.get(
+            (id(m.at[0]), m.topic))) else "") for m in members if m.topic})
+        shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more"
+                                            if len(names) > NAMED else "")
+        subjects = "topic" if len(names) == 1 else "topics"
+        one = Finding(lead.rule, lead.name, lead.severity,
+                      f"{lead.message} ({len(names)} {subjects}: {shown})", lead.cause_at)
+        one.subjects = [{"topic": m.topic, "file": m.file, "line": m.line,
+                         "column": m.column} for m in members]
+        suppressions.apply(one, _finish(one, policy))
+        kept.append(one)
+    return kept
 
 
 def _finish(finding: Finding, policy: CompiledPolicy) -> Rule:

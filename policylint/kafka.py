@@ -8,7 +8,7 @@ from collections import Counter
 from itertools import compress
 from math import inf
 from operator import attrgetter, gt
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from .model import ClusterProfile, PartitionState, TopicSpec, TopicState, current_rf, \
     is_reassigning, target_replicas
@@ -51,6 +51,63 @@ def min_isr_is_default(config: dict, profile: ClusterProfile | None) -> bool:
     cluster profile sets min.insync.replicas."""
     return as_int(config.get("min.insync.replicas")) is None and (
         profile is None or as_int(profile.config.get("min.insync.replicas")) is None)
+
+
+class Stated(NamedTuple):
+    """A value a rule compares, with where it comes from. ``value`` None: unknown (no
+    input states it). ``at``: where it is written (None: Kafka's built-in default, or
+    unknown). ``source``: how a message names where it comes from ("" for the subject's
+    own line). ``cause``: for a value a topic inherits from its cluster, what identifies
+    that one setting (its cluster and key): topics that share it share one finding."""
+    value: int | None
+    at: Any
+    source: str
+    cause: tuple | None = None
+
+
+#: Kafka's built-in defaults of the broker settings topics inherit
+BUILT_IN = {"default.replication.factor": 1, "min.insync.replicas": 1, "num.partitions": 1}
+#: what input lets a rule know a cluster's setting it could not know
+GIVE_CLUSTER = "give the topic's cluster with --cluster or its Kafka resource"
+
+
+def cluster_setting(profile: ClusterProfile | None, key: str) -> Stated:
+    """A broker setting topics inherit: as the cluster states it, else Kafka's built-in
+    default where the cluster is known and states every setting it changes (a Kafka
+    resource), else unknown (no cluster among the inputs, a snapshot that does not list
+    it, a template placeholder)."""
+    if profile is None:
+        return Stated(None, None, "unknown: the topic's cluster is not among the inputs")
+    name = f"cluster {profile.name}"
+    file = f", {profile.doc.source.name}" if profile.doc is not None else ""
+    cause = (profile.name, id(profile), key)
+    if key in profile.unknown:
+        return Stated(None, None, f"unknown: {name} sets {key} by a template")
+    if key in profile.config:
+        return Stated(as_int(profile.config[key]),
+                      None if profile.doc is None else (profile.doc,
+                                                        profile.config_path + (key,)),
+                      f"{name}'s {key}{file}", cause)
+    if profile.config_complete:
+        return Stated(BUILT_IN[key], profile.where_config(),
+                      f"Kafka's default {BUILT_IN[key]}: {name} does not set {key}{file}",
+                      cause)
+    return Stated(None, None, f"unknown: {name}'s description does not list {key}")
+
+
+def manifest_min_isr(topic: TopicSpec, profile: ClusterProfile | None) -> Stated:
+    """A manifest's effective min.insync.replicas and where it comes from."""
+    if "min.insync.replicas" in topic.config:
+        return Stated(as_int(topic.config["min.insync.replicas"]),
+                      topic.config_at("min.insync.replicas"), "")
+    return cluster_setting(profile, "min.insync.replicas")
+
+
+def manifest_rf_stated(topic: TopicSpec, profile: ClusterProfile | None) -> Stated:
+    """A manifest's RF and where it comes from (its own, else the cluster's default)."""
+    if topic.rf is not None:
+        return Stated(topic.rf, topic.where("rf"), "")
+    return cluster_setting(profile, "default.replication.factor")
 
 
 def default_rf(profile: ClusterProfile | None) -> int | None:

@@ -19,7 +19,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          base: str | None = None, today: dt.date | None = None,
          keep: list | None = None, stdin_name: str | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
-         force_exclude: bool = False, respect_gitignore: bool = True) -> Result:
+         force_exclude: bool = False, respect_gitignore: bool = True,
+         kafka_version: str | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -28,10 +29,13 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     ``baseline``: a baseline file (else the policy's; "": none), whose findings are left
     out; ``exclude``: patterns directory walks leave out, besides the policy's and what git
     ignores (``force_exclude``: named files too; ``respect_gitignore=False``: what git
-    ignores is walked). Raises
+    ignores is walked); ``kafka_version``: the release of clusters that do not say their
+    own, over the policy's. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
+    if kafka_version is not None:
+        chosen.kafka_version = kafka_version
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])

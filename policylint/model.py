@@ -67,6 +67,10 @@ class ClusterProfile(Struct):
     def where(self) -> Ref | None:
         return None if self.doc is None else (self.doc, self.brokers_path)
 
+    def where_config(self) -> Ref | None:
+        """Where its broker settings are written (their key), or would be."""
+        return None if self.doc is None else (self.doc, self.config_path + (KEY,))
+
 
 class TopicSpec(Struct):
     """A topic as a manifest declares it. ``rf``/``partitions`` None: the broker default."""
@@ -242,6 +246,15 @@ class Finding(Struct):
     justification: str | None = None
     suppression: str | None = None  # SARIF's kind: "inSource" (comment, annotation), "external"
     fix: Fix | LineFix | None = None  # what --fix changes to resolve it, where known
+    #: the other values it compares: (what, where) each; located as ``related_at``
+    related: list = field(default_factory=list)
+    #: of a subject that inherits the value breaking the rule: what identifies that value
+    #: (rule, cluster, id, key) and where it is written; the engine reports the subjects
+    #: that share one cause as one finding there (``engine.one_per_cause``)
+    cause: tuple | None = None
+    cause_at: Ref | None = None
+    #: the subjects of a finding that stands for several (their topic, file, line, column)
+    subjects: list = field(default_factory=list)
 
     def locate(self) -> None:
         """Turns ``at`` into file, line and column."""
@@ -252,6 +265,15 @@ class Finding(Struct):
         where = doc.locate(path)
         if where is not None:
             self.line, self.column = where
+
+    def related_at(self) -> list[dict]:
+        """The other values it compares, located: what, file, line, column."""
+        found = []
+        for what, (doc, path) in self.related:
+            where = doc.locate(path) or (None, None)
+            found.append({"what": what, "file": doc.source.name, "line": where[0],
+                          "column": where[1]})
+        return found
 
     def sort_key(self) -> tuple:
         return (self.file or "", self.line or 0, self.column or 0, self.rule,

@@ -61,6 +61,7 @@ class Policy(Struct):
     exemptions: list[Exemption] = field(default_factory=list)
     clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> path globs
     kafka_version: str | None = None  # when the cluster does not say
+    kafka_versions: str | None = None  # the window of releases when nothing says which
     config_prefixes: list[str] = field(default_factory=list)  # vendor config keys allowed
     baseline: str | None = None  # a baseline file, resolved from the policy file's folder
     exclude: list[str] = field(default_factory=list)  # .gitignore patterns walks leave out
@@ -230,6 +231,8 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
     policy.exclude += data.get("exclude") or []
     if "kafka_version" in data:
         policy.kafka_version = str(data["kafka_version"])
+    if "kafka_versions" in data:
+        policy.kafka_versions = data["kafka_versions"]
     policy.config_prefixes += (data.get("configs") or {}).get("allow_prefixes", [])
     allow = data.get("allow") or {}
     policy.allow_rf_change += allow.get("rf_change", [])

@@ -232,5 +232,7 @@ def test_text_shows_the_source_line_and_a_caret(tmp_path, monkeypatch):
     out = render("text", lint(["t.yaml"], select=["PL301"]))
     assert out.splitlines()[:4] == [
         "t.yaml:6:33: PL301 [error] topic t: min.insync.replicas=3 > replication factor 2: "
-        "every acks=all produce will fail",
+        "on Kafka 3.7 and later the broker caps min.insync.replicas at the replication "
+        "factor: every acks=all write needs every replica in sync, and one broker down "
+        "blocks writes; before 3.7 every acks=all produce fails (NotEnoughReplicas)",
         "   |", " 6 |   config: {min.insync.replicas: 3}", "   |                                 ^"]

@@ -69,6 +69,11 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:2]) or (0,)
 
 
+def has_version(version: Any) -> bool:
+    """Whether a version as an input writes it names one (``4.1.0``, ``3.7``, ``4``)."""
+    return isinstance(version, (str, int, float)) and bool(re.search(r"\d", str(version)))
+
+
 def at_least(release: str, version: str) -> bool:
     """Whether a known release is ``version`` or later."""
     return _key(release) >= _key(version)
@@ -88,6 +93,33 @@ def resolve(version: Any) -> str:
     wanted = _key(str(version))
     older = [v for v in known if _key(v) <= wanted]
     return older[-1] if older else known[0]
+
+
+#: the oldest release judged when nothing says which: Kafka 3.0 (KIP-724's record format)
+OLDEST = "3.0"
+_CONSTRAINT = re.compile(r"\s*(>=|<=|>|<|==)?\s*([0-9]+(?:\.[0-9]+)?)\s*")
+
+
+@lru_cache(maxsize=64)
+def window(spec: str | None = None) -> tuple[str, ...]:
+    """The known releases a cluster may run when no input says which: from 3.0 to the
+    newest, or those a policy's ``kafka_versions`` admits (">=3.7", ">=3.6,<4.0")."""
+    releases = [v for v in known_versions() if _key(v) >= _key(OLDEST)]
+    for part in (spec or "").split(","):
+        match = _CONSTRAINT.fullmatch(part)
+        if not match:
+            continue
+        op, bound = match.group(1) or "==", _key(match.group(2))
+        test = {">=": lambda k: k >= bound, "<=": lambda k: k <= bound,
+                ">": lambda k: k > bound, "<": lambda k: k < bound,
+                "==": lambda k: k[:len(bound)] == bound}[op]
+        releases = [v for v in releases if test(_key(v))]
+    return tuple(releases) or (known_versions()[-1],)
+
+
+def span(releases: tuple[str, ...] | list[str]) -> str:
+    """``4.0 to 4.3``, ``3.6``: a run of known releases as a message says it."""
+    return releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
 
 
 def table(version: str) -> dict[str, dict]:

@@ -14,7 +14,8 @@ def render(result, **_) -> str:
         "findings": [
             {"rule": f.rule, "name": f.name, "severity": f.severity, "message": f.message,
              "file": f.file, "line": f.line, "column": f.column, "topic": f.topic,
-             "partition": f.partition, "suppressed": f.suppressed}
+             "partition": f.partition, "suppressed": f.suppressed,
+             "related": f.related_at(), "subjects": f.subjects}
             for f in result.findings],
         "summary": {"files": result.files, **counts, "unchecked": result.unchecked,
                     "skipped": [{"file": name, "reason": why} for name, why in result.skipped],

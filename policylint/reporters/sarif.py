@@ -44,6 +44,11 @@ def render(result, **_) -> str:
             if f.line is not None:
                 location["region"] = {"startLine": f.line, "startColumn": f.column}
             entry["locations"] = [{"physicalLocation": location}]
+        related = [(r["what"], r) for r in f.related_at()] + \
+            [(f"topic {s['topic']}", s) for s in f.subjects]
+        if related:
+            entry["relatedLocations"] = [_related(i, what, at)
+                                         for i, (what, at) in enumerate(related)]
         entry["partialFingerprints"] = {"policylint/v1": fingerprint}
         if f.suppressed:
             entry["suppressions"] = [{"kind": f.suppression or "external",
@@ -73,3 +78,12 @@ def render(result, **_) -> str:
         }],
     }
     return to_json(document)
+
+
+def _related(i: int, what: str, at: dict) -> dict:
+    """A SARIF relatedLocation: another value the finding compares, or one of its subjects."""
+    location: dict = {"artifactLocation": {"uri": repo_relative(at["file"]),
+                                           "uriBaseId": "%SRCROOT%"}}
+    if at["line"] is not None:
+        location["region"] = {"startLine": at["line"], "startColumn": at["column"]}
+    return {"id": i, "physicalLocation": location, "message": {"text": what}}

@@ -6,6 +6,10 @@ from __future__ import annotations
 from ..words import count
 
 # code -> (what it counts, why it could not check them), for the summary
+MIN_ISR = ("subject", "its min.insync.replicas or replication factor is left to its cluster "
+                      "and no input states it (give the topic's cluster with --cluster or its "
+                      "Kafka resource), a template placeholder, or a plan's entry whose current "
+                      "replication factor no snapshot, --current assignment or manifest gives")
 _UNCHECKED = {
     "PL201": ("partition", "no snapshot, --current assignment or manifest gives their current "
                            "replication factor"),
@@ -17,6 +21,12 @@ _UNCHECKED = {
                        "placeholder)"),
     "PL118": ("topic", "it names a cluster that is none of the run's clusters"),
     "PL123": ("plan entry", "no cluster of the run places its plan"),
+    "PL209": ("topic", "its replication factor is left to its cluster's "
+                       "default.replication.factor and no input states it (give the topic's "
+                       "cluster with --cluster or its Kafka resource), or a plan's entry whose "
+                       "current replication factor no snapshot, --current assignment or "
+                       "manifest gives"),
+    "PL301": MIN_ISR, "PL302": MIN_ISR, "PL303": MIN_ISR,
     "PL203": ("subject", "its cluster's broker count is unknown (a Strimzi Kafka with node "
                          "pools needs them among the inputs; kafka-topics.sh output lists no "
                          "brokers), or its replication factor is a template placeholder"),

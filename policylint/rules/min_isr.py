@@ -1,48 +1,149 @@
 """What the min ISR rules (PL301-PL303) share: their subjects, the form of their message
-and their Spark form. Each of them says only when a (RF, minISR) pair breaks it."""
+and their Spark form. Each of them says only when a (RF, minISR) pair breaks it.
 
-from ..model import Fix, TopicSpec
+A declaration's values come from the topic or from its cluster (``kafka.Stated``): a minISR
+the topic inherits is one cause, reported once at the cluster's setting for every topic
+that inherits it; a value no input states leaves the topic unchecked. A plan cannot set
+minISR: an entry is judged only where its replica count makes the pair break (an RF
+change), against the partition's current RF."""
+
+from __future__ import annotations
+
+from itertools import compress, count
+
+from .. import kafka_configs
+from ..kafka import Stated, manifest_min_isr, manifest_rf_stated
+from ..model import Fix, Plan, Snapshot, TopicSpec
 from ..rule import Rule
 from ..words import subject
+
+#: the values an unknown RF or minISR may take that decide every verdict (each rule
+#: compares them with each other, with 1, 3 and its option ``min``, never beyond)
+_CANDIDATES = range(1, 12)
 
 
 class MinIsrRule(Rule):
     targets = ("manifest", "snapshot", "plan")
     needs = frozenset({"rf", "min.insync.replicas"})
     spark_frame = "topics"
-    #: on plans too, one finding per topic (at its first entry) rather than per partition
-    topic_level = False
-    #: how the message gives a minISR that is Kafka's built-in default
-    DEFAULT = ("{min_isr} (Kafka's default: neither the topic nor a cluster profile sets "
-               "min.insync.replicas; give the cluster with --cluster)")
-    #: ... when the topic's cluster is known and does not set it
+    #: how the message gives a snapshot topic's minISR that is Kafka's built-in default
     DEFAULT_OF = ("{min_isr} (Kafka's default: neither the topic nor cluster {cluster} sets "
                   "min.insync.replicas)")
+    #: ... and one it inherits from its cluster's broker default
+    INHERITED = "{min_isr} (cluster {cluster}'s broker default)"
+    #: the message of one cluster setting that several topics inherit: {setting} says it
+    #: and where it is written; the topics are listed after it
+    cause_message = ""
 
     @staticmethod
     def breaks(rf, min_isr, options):
         """Numbers in ``check``, columns in the Spark form."""
         raise NotImplementedError
 
+    def effect(self, release: str | None) -> str:
+        """What Kafka does with such a topic on ``release`` (None: unknown), where it
+        differs between releases (PL301)."""
+        return ""
+
     #: whether --fix lowers the topic's own minISR to RF - 1 (never below PL303's minimum)
     fixable = False
 
     def check(self, target, ctx, options):
-        seen = set()
-        for s in ctx.min_isr_subjects(target, lambda rf, m: self.breaks(rf, m, options)):
-            partition = None if self.topic_level else s.partition
-            if partition is None and s.topic in seen:
+        if isinstance(target, TopicSpec):
+            yield from self._declared(target, ctx, options)
+        elif isinstance(target, Snapshot):
+            yield from self._snapshot(target, ctx, options)
+        elif isinstance(target, Plan):
+            yield from self._planned(target, ctx, options)
+
+    def _could_break(self, rf: int | None, min_isr: int | None, options) -> bool:
+        """Whether some value of the unknown one of the two would break the rule."""
+        return any(self.breaks(rf if rf is not None else r,
+                               min_isr if min_isr is not None else r, options)
+                   for r in _CANDIDATES)
+
+    def _release(self, ctx, target) -> str | None:
+        """The cluster's Kafka version as an input says it (None: none does)."""
+        profile = ctx.profile_for(target)
+        version = (profile.kafka_version if profile is not None else None) or \
+            ctx.policy.kafka_version
+        return str(version) if version is not None and kafka_configs.has_version(version) \
+            else None
+
+    def _declared(self, topic: TopicSpec, ctx, options):
+        rf, min_isr = manifest_rf_stated(topic, ctx.profile), \
+            manifest_min_isr(topic, ctx.profile)
+        if rf.value is None or min_isr.value is None:
+            if self._could_break(rf.value, min_isr.value, options):
+                ctx.unchecked[self.code] += 1
+            return
+        if not self.breaks(rf.value, min_isr.value, options):
+            return
+        release = self._release(ctx, topic)
+        if min_isr.cause is not None:  # the cluster's setting: one finding for its topics
+            finding = self.finding(
+                self.cause_message.format(
+                    cluster=min_isr.cause[0], setting=_said("min.insync.replicas", min_isr),
+                    effect=self.effect(release), **options),
+                at=topic.where("rf") if topic.rf is not None else topic.where("name"),
+                topic=topic.name)
+            finding.cause = (self.code,) + min_isr.cause
+            finding.cause_at = min_isr.at
+            yield finding
+            return
+        finding = self.finding(
+            self.say(subject=f"topic {topic.name}", min_isr=min_isr.value,
+                     rf=_with_source(rf), effect=self.effect(release), **options),
+            at=min_isr.at, topic=topic.name)
+        finding.related = [("replication factor", rf.at)] if rf.at is not None else []
+        if self.fixable and "min.insync.replicas" in topic.config:
+            finding.fix = _lowered(topic, rf.value, ctx)
+        yield finding
+
+    def _snapshot(self, snapshot: Snapshot, ctx, options):
+        release = self._release(ctx, snapshot)
+        name = snapshot.profile.name
+        for s in ctx.min_isr_subjects(snapshot, lambda rf, m: self.breaks(rf, m, options)):
+            template = self.DEFAULT_OF if s.default else \
+                self.INHERITED if s.inherited else "{min_isr}"
+            yield self.finding(
+                self.say(subject=f"topic {s.topic}",
+                         min_isr=template.format(min_isr=s.min_isr, cluster=name), rf=s.rf,
+                         effect=self.effect(release), **options),
+                at=s.at, topic=s.topic)
+
+    def _planned(self, plan: Plan, ctx, options):
+        """Entries whose replica count breaks the rule where the partition's current RF
+        did not: the plan makes it true."""
+        view = ctx.plan_view(plan)
+        release = self._release(ctx, plan)
+        verdicts: dict[tuple[str, int], Stated | None] = {}  # (topic, RF) -> its minISR
+        for topic, rf in view.topic_sizes:
+            min_isr = ctx.topic_min_isr(topic)
+            if min_isr.value is None:
+                verdicts[topic, rf] = None if self._could_break(rf, None, options) else False
+            elif self.breaks(rf, min_isr.value, options):
+                verdicts[topic, rf] = min_isr
+        if not verdicts:
+            return
+        for i in compress(count(), map(verdicts.__contains__, zip(view.topics, view.sizes))):
+            move, rf = plan.moves[i], view.sizes[i]
+            min_isr = verdicts[move.topic, rf]
+            if min_isr is False:
                 continue
-            seen.add(s.topic)
-            min_isr = s.min_isr if s.default is None else \
-                self.DEFAULT_OF.format(min_isr=s.min_isr, cluster=s.default) if s.default \
-                else self.DEFAULT.format(min_isr=s.min_isr)
-            finding = self.finding(self.say(subject=subject(s.topic, partition),
-                                            min_isr=min_isr, rf=s.rf, **options),
-                                   at=s.at, topic=s.topic, partition=partition)
-            if self.fixable and isinstance(target, TopicSpec) and \
-                    "min.insync.replicas" in target.config:
-                finding.fix = _lowered(target, s.rf, ctx)
+            current, source = ctx.entry_rf(plan, i)
+            if min_isr is None or current is None:
+                ctx.unchecked[self.code] += 1
+                continue
+            if current == rf or self.breaks(current, min_isr.value, options):
+                continue  # the topic's own standing, not the plan's doing
+            finding = self.finding(
+                self.say(subject=subject(move.topic, move.partition),
+                         min_isr=_with_source(min_isr),
+                         rf=f"{rf} (the plan's, from {current} in {source})",
+                         effect=self.effect(release), **options),
+                at=plan.where(move, "replicas"), topic=move.topic, partition=move.partition)
+            finding.related = [("min.insync.replicas", min_isr.at)] if min_isr.at else []
             yield finding
 
     def spark(self, options, policy):
@@ -52,10 +153,26 @@ class MinIsrRule(Rule):
         rf, min_isr = F.col("rf_min"), F.col("min_isr")
         said = F.when(F.col("min_isr_default"), say(self.DEFAULT_OF, min_isr=min_isr,
                                                           cluster=F.col("cluster"))) \
+            .when(F.col("min_isr_inherited"), say(self.INHERITED, min_isr=min_isr,
+                                                  cluster=F.col("cluster"))) \
             .otherwise(min_isr.cast("string"))
         return one(rf.isNotNull() & min_isr.isNotNull() & self.breaks(rf, min_isr, options),
                    say(self.message, subject=F.concat(F.lit("topic "), F.col("topic")),
-                       min_isr=said, rf=rf, **options))
+                       min_isr=said, rf=rf, effect=self.spark_effect(policy), **options))
+
+    def spark_effect(self, policy):
+        """``effect`` as a column of the cluster's ``kafka_version``."""
+        from pyspark.sql import functions as F
+        return F.lit(self.effect(None))
+
+
+def _with_source(value: Stated) -> str:
+    """A value as a message gives it: with where it comes from, unless the subject's own."""
+    return f"{value.value}" + (f" ({value.source})" if value.source else "")
+
+
+def _said(key: str, value: Stated) -> str:
+    return f"{key}={value.value} ({value.source})"
 
 
 def _lowered(topic: TopicSpec, rf: int, ctx) -> Fix | None:

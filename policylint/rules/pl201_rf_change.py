@@ -1,4 +1,3 @@
-from ..kafka import manifest_rf
 from ..rule import Rule
 
 
@@ -39,43 +38,21 @@ class RfChange(Rule):
 
     def check(self, plan, ctx, options):
         allowed: dict[str, bool] = {}
-        declared: dict[str, int | None] = {}
-        current = ctx.current or {}
-        view = ctx.plan_view(plan)
-        rfs = view.current_rfs
         # only entries whose size differs from the snapshot's RF, or that it lacks, can fail
-        for i in view.resized():
-            move, state = plan.moves[i], view.states[i]
+        for i in ctx.plan_view(plan).resized():
+            move = plan.moves[i]
             topic = move.topic
             ok = allowed.get(topic)
             if ok is None:
                 ok = allowed[topic] = ctx.allows_rf_change(topic)
             if ok:
                 continue
-            if state is not None:
-                rf, source = rfs[i], "the snapshot"
-            elif move[:2] in current:
-                rf, source = len(current[move[:2]]), "the current assignment"
-            else:
-                if topic not in declared:
-                    declared[topic] = self._declared(ctx, topic)
-                rf, source = declared[topic]
-                if rf is None:
-                    ctx.unchecked[self.code] += 1
-                    continue
-            if len(move.replicas) != rf:
+            rf, source = ctx.entry_rf(plan, i)
+            if rf is None:
+                ctx.unchecked[self.code] += 1
+            elif len(move.replicas) != rf:
                 yield self.finding(
                     f"partition {topic}-{move.partition}: replication factor is changed from "
                     f"{rf} to {len(move.replicas)} (current RF from {source}; if intended, "
                     "allow it with allow.rf_change in the policy or --allow-rf-change)",
                     at=plan.where(move, "replicas"), topic=topic, partition=move.partition)
-
-    @staticmethod
-    def _declared(ctx, topic: str) -> tuple[int | None, str]:
-        """The RF a manifest declares: at the base ref in diff mode, else in this run."""
-        spec = ctx.base_manifest(topic)
-        if spec is not None:
-            return manifest_rf(spec, ctx.profile), f"the manifest of {topic} at {ctx.base_ref}"
-        spec = ctx.manifest(topic)
-        return (None if spec is None else manifest_rf(spec, ctx.profile),
-                f"the manifest of {topic}")

@@ -1,6 +1,6 @@
 from itertools import compress, count
 
-from ..kafka import manifest_rf
+from ..kafka import manifest_rf_stated
 from ..model import Plan, Snapshot
 from ..rule import Rule
 
@@ -10,10 +10,17 @@ class RfBelowMinimum(Rule):
 
     ## What it does
     Reports a topic whose replication factor is below the option `min` (default 2) while
-    its cluster has at least `min` brokers, or no broker count is known: a topic manifest
-    (as declared, else the cluster's `default.replication.factor`, which the message then
-    says), a snapshot topic (its RF), a plan (one finding per topic, at its first entry
-    with fewer replicas).
+    its cluster has at least `min` brokers, or no broker count is known: a declaration's
+    own RF, at its line; a snapshot topic's RF; a plan entry that brings a partition's RF
+    below the minimum from a current RF at or above it (one finding per topic, at its
+    first such entry).
+
+    Declarations that set no RF inherit their cluster's `default.replication.factor`, or
+    Kafka's default 1 where the cluster is among the inputs and does not set it: that is
+    one finding, at the cluster's setting (or the cluster), naming every topic that
+    inherits it. When the topic's cluster is not among the inputs, its RF is unknown: the
+    topic is counted as unchecked, and the summary says what input would let it be
+    checked.
 
     ## Why is this bad?
     With one replica, losing one broker makes the partition unavailable until the broker
@@ -48,6 +55,9 @@ class RfBelowMinimum(Rule):
     message = ("{subject}: replication factor {rf}{origin} is below the minimum of {min}: "
                "losing one broker makes its partitions unavailable and can lose acknowledged "
                "writes")
+    cause_message = ("cluster {cluster}: replication factor {rf} ({source}) is below the "
+                     "minimum of {min} for the topics that set none: losing one broker "
+                     "makes their partitions unavailable and can lose acknowledged writes")
     spark_frame = "topics"
 
     def check(self, target, ctx, options):
@@ -56,29 +66,47 @@ class RfBelowMinimum(Rule):
                 and profile.broker_count < floor:
             return  # a small cluster cannot do better
         if isinstance(target, Plan):
-            view, seen = ctx.plan_view(target), set()
-            for i in compress(count(), (size < floor for size in view.sizes)):
-                move = target.moves[i]
-                if move.topic not in seen:
-                    seen.add(move.topic)
-                    yield self._finding(f"topic {move.topic}", view.sizes[i], "", options,
-                                        target.where(move, "replicas"), move.topic)
+            yield from self._planned(target, ctx, floor, options)
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
                 rf = ctx.topic_rf(target, topic)
                 if rf is not None and rf < floor:
-                    yield self._finding(f"topic {topic.name}", rf, "", options,
+                    yield self._finding(f"topic {topic.name}", rf, options,
                                         topic.where("name"), topic.name)
         else:
-            rf = manifest_rf(target, profile)
-            if rf is not None and rf < floor:
-                origin = "" if target.rf is not None else \
-                    " (the cluster's default.replication.factor)"
-                yield self._finding(f"topic {target.name}", rf, origin, options,
-                                    target.where("rf"), target.name)
+            rf = manifest_rf_stated(target, profile)
+            if rf.value is None:
+                ctx.unchecked[self.code] += 1
+            elif rf.value < floor:
+                if rf.cause is None:  # the topic's own
+                    yield self._finding(f"topic {target.name}", rf.value, options, rf.at,
+                                        target.name)
+                    return
+                finding = self.finding(self.cause_message.format(
+                    cluster=rf.cause[0], rf=rf.value, source=rf.source, **options),
+                    at=target.where("name"), topic=target.name)
+                finding.cause, finding.cause_at = (self.code,) + rf.cause, rf.at
+                yield finding
 
-    def _finding(self, subject, rf, origin, options, at, topic):
-        return self.finding(self.say(subject=subject, rf=rf, origin=origin, **options), at=at,
+    def _planned(self, plan, ctx, floor, options):
+        """Entries that bring a partition's RF below the minimum: from a current RF at or
+        above it (the plan makes it true); an unknown current RF is unchecked."""
+        view, seen = ctx.plan_view(plan), set()
+        for i in compress(count(), (size < floor for size in view.sizes)):
+            move = plan.moves[i]
+            if move.topic in seen:
+                continue
+            current, source = ctx.entry_rf(plan, i)
+            if current is None:
+                ctx.unchecked[self.code] += 1
+            elif current >= floor:
+                seen.add(move.topic)
+                yield self._finding(
+                    f"topic {move.topic}", f"{view.sizes[i]} (the plan's, from {current} in "
+                    f"{source})", options, plan.where(move, "replicas"), move.topic)
+
+    def _finding(self, subject, rf, options, at, topic):
+        return self.finding(self.say(subject=subject, rf=rf, origin="", **options), at=at,
                             topic=topic)
 
     def spark(self, options, policy):

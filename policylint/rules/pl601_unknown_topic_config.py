@@ -1,6 +1,7 @@
 from .. import kafka_configs
 from ..model import Fix, Snapshot
 from ..rule import Rule
+from .topic_config import on_some_releases, release_said
 
 
 class UnknownTopicConfig(Rule):
@@ -43,7 +44,8 @@ class UnknownTopicConfig(Rule):
     message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
 
     def check(self, target, ctx, options):
-        for config, key, _, release, status, _ in ctx.config_issues(target):
+        for entry in ctx.config_issues(target):
+            config, key, _, release, status, _, _ = entry
             if status != "unknown":
                 continue
             near = kafka_configs.closest(key, release)
@@ -51,11 +53,11 @@ class UnknownTopicConfig(Rule):
             hint = f" (it was added in {added})" if added else \
                 f"; did you mean {near}?" if near else \
                 " (a vendor key? allow its prefix with configs.allow_prefixes in the policy)"
-            finding = self.finding(self.say(topic=config.topic, key=key, release=release,
-                                            hint=hint),
+            finding = self.finding(self.say(topic=config.topic, key=key,
+                                            release=release_said(entry), hint=hint),
                                    at=config.key_at(key), topic=config.topic)
             if not added and not isinstance(target, Snapshot):
                 twin = kafka_configs.only_match(key, list(kafka_configs.table(release)))
                 if twin and twin not in config.config:  # a typo: --fix corrects it
                     finding.fix = Fix("rename", config.value_at(key), config.config[key], twin)
-            yield finding
+            yield on_some_releases(finding, entry)

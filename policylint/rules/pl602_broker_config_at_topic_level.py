@@ -43,7 +43,7 @@ class BrokerConfigAtTopicLevel(Rule):
     message = "topic {topic}: {key} is a broker setting, not a topic config; {instead}"
 
     def check(self, target, ctx, options):
-        for config, key, _, _, status, _ in ctx.config_issues(target):
+        for config, key, _, _, status, _, _ in ctx.config_issues(target):
             if status != "broker":
                 continue
             topic_key = kafka_configs.BROKER_KEYS[key]

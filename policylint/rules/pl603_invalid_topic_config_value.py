@@ -1,6 +1,7 @@
 from .. import kafka_configs
 from ..model import Fix, Snapshot
 from ..rule import Rule
+from .topic_config import on_some_releases, release_said
 
 
 class InvalidTopicConfigValue(Rule):
@@ -46,11 +47,12 @@ class InvalidTopicConfigValue(Rule):
     message = "topic {topic}: {key}={value} {problem} (Kafka {release})"
 
     def check(self, target, ctx, options):
-        for config, key, value, release, _, problem in ctx.config_issues(target):
+        for entry in ctx.config_issues(target):
+            config, key, value, release, _, problem, _ = entry
             if problem:
                 finding = self.finding(
                     self.say(topic=config.topic, key=key, value=_shown(value),
-                             problem=problem, release=release),
+                             problem=problem, release=release_said(entry)),
                     at=config.value_at(key), topic=config.topic)
                 if not isinstance(target, Snapshot):
                     spec = kafka_configs.table(release)[key]
@@ -58,7 +60,7 @@ class InvalidTopicConfigValue(Rule):
                         else kafka_configs.respelled(spec, value)
                     if fixed is not None:
                         finding.fix = Fix("set", config.value_at(key), fixed)
-                yield finding
+                yield on_some_releases(finding, entry)
 
 
 def _respelled_items(allowed: list[str], value) -> str | None:

@@ -1,6 +1,7 @@
 from .. import kafka_configs
 from ..model import Fix, Snapshot
 from ..rule import Rule
+from .topic_config import on_some_releases, release_said
 
 
 class RemovedTopicConfig(Rule):
@@ -41,7 +42,8 @@ class RemovedTopicConfig(Rule):
                 "message.timestamp.before.max.ms and message.timestamp.after.max.ms"}
 
     def check(self, target, ctx, options):
-        for config, key, _, release, known, _ in ctx.config_issues(target):
+        for entry in ctx.config_issues(target):
+            config, key, _, release, known, _, _ = entry
             if known == "removed":
                 removed = kafka_configs.removed_in(key, release)
                 what, severity = f"removed since Kafka {removed}: Kafka refuses it", "error"
@@ -53,9 +55,9 @@ class RemovedTopicConfig(Rule):
             else:
                 continue
             finding = self.finding(self.say(topic=config.topic, key=key, what=what,
-                                            release=release),
+                                            release=release_said(entry)),
                                    at=config.key_at(key), topic=config.topic)
             finding.severity = severity
             if known == "removed" and not isinstance(target, Snapshot):  # --fix removes it
                 finding.fix = Fix("delete", config.value_at(key))
-            yield finding
+            yield on_some_releases(finding, entry)

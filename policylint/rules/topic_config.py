@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..engine import TopicConfig, topic_config
-from ..model import Snapshot
+from ..engine import ConfigEntry, TopicConfig, topic_config
+from ..kafka_configs import span
+from ..model import Finding, Snapshot
 
 
 def topic_names(target: Any) -> Iterator[tuple[str, tuple]]:
@@ -26,3 +27,21 @@ def every_topic(target: Any) -> list[TopicConfig]:
     if isinstance(target, Snapshot):
         return [topic_config(t) for t in target.topics.values() if not t.name.startswith("__")]
     return [topic_config(target)]
+
+
+def release_said(entry: ConfigEntry) -> str:
+    """The release(s) of a config entry's verdict as a message names them: when no input
+    says which release the cluster runs, those of the window that give it."""
+    if entry.only is None:
+        return entry.release
+    given, others = entry.only
+    return (f"{span(given)}; not {span(others)}: no input says which release the cluster "
+            "runs, give it with --kafka-version")
+
+
+def on_some_releases(finding: Finding, entry: ConfigEntry) -> Finding:
+    """A finding whose verdict only some releases of the window give: a warning, never an
+    error (an error only where every release of the window refuses it)."""
+    if entry.only is not None and finding.severity == "error":
+        finding.severity = "warning"
+    return finding

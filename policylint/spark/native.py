@@ -12,7 +12,8 @@ share one pass:
   ``removing``, ``target``, ``reassigning``, ``current_rf``) with its topic's ``topic_rf``
   and ``min_isr``;
 - ``topics``: per topic, ``rf_min`` (smallest current RF), ``topic_rf``, ``min_isr`` (and
-  ``min_isr_default``: it is Kafka's built-in 1, nothing sets it),
+  ``min_isr_default``: it is Kafka's built-in 1, nothing sets it; ``min_isr_inherited``:
+  the cluster's broker default), the cluster's ``kafka_version``,
   ``rf_shares`` and ``leader_shares`` (preferred leaders per rack), with the cluster's
   ``racks`` and ``n_brokers``;
 - ``clusters``: per snapshot, ``no_rack`` (brokers without a rack) and ``n_brokers``.
@@ -41,9 +42,10 @@ def cluster_brokers(fleet: Fleet) -> DataFrame:
         F.sort_array(F.collect_list("id")).alias("broker_ids"),
         F.map_from_entries(F.collect_list(F.struct("id", "rack"))).alias("rack_of"),
         F.sort_array(F.collect_set("rack")).alias("racks"))
-    return (fleet.clusters.select(*KEY, F.col("config").alias("cluster_config"))
+    return (fleet.clusters.select(*KEY, F.col("config").alias("cluster_config"),
+                                  "kafka_version")
             .join(brokers, KEY, "left")
-            .select(*KEY, "cluster_config",
+            .select(*KEY, "cluster_config", "kafka_version",
                     F.coalesce("broker_ids", F.array().cast("array<int>")).alias("broker_ids"),
                     F.coalesce("rack_of", F.create_map().cast("map<int,string>"))
                     .alias("rack_of"),
@@ -122,12 +124,15 @@ def topic_frame(partitions: DataFrame, fleet: Fleet, brokers: DataFrame,
                      "try_element_at(cluster_config, 'min.insync.replicas'), '1') AS INT)")
     min_isr_default = F.expr("topic_min_isr IS NULL AND "
                              "try_element_at(cluster_config, 'min.insync.replicas') IS NULL")
+    min_isr_inherited = F.expr("topic_min_isr IS NULL AND try_cast(try_element_at("
+                               "cluster_config, 'min.insync.replicas') AS INT) IS NOT NULL")
     # of a topic's config, only its min.insync.replicas is shuffled to its figures
     configs = fleet.topics.select(*KEY, "topic", F.expr(
         "try_element_at(config, 'min.insync.replicas')").alias("topic_min_isr"))
     return (per_topic.join(configs, KEY + ["topic"], "left").join(brokers, KEY)
             .select(*KEY, "topic", "rf_min", topic_rf.alias("topic_rf"),
                     min_isr.alias("min_isr"), min_isr_default.alias("min_isr_default"),
+                    min_isr_inherited.alias("min_isr_inherited"), "kafka_version",
                     rf_shares.alias("rf_shares"), leaders.alias("leader_shares"), "racks",
                     F.size("broker_ids").alias("n_brokers")))
 
