@@ -71,8 +71,9 @@ def resolved(ctx, code: str, old: TopicSpec, new: TopicSpec, name: str,
     through the cluster profile; without one, or when either side is an unknown value (a
     template placeholder), the change is counted as unchecked."""
     before, after = getattr(old, name), getattr(new, name)
-    if after is None and name not in new.unknown and new.doc.get(new.paths[name]) is None:
-        return None  # removed, or never written
+    if after is None and name not in new.unknown and (
+            new.doc.get(new.paths[name]) is None or name in new.kept):
+        return None  # removed, never written, or left as it is by the tool that applies it
     if name in old.unknown or name in new.unknown:
         ctx.unchecked[code] += 1
         return None

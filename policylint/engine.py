@@ -175,14 +175,18 @@ class Context(Struct):
         """The config keys of a manifest, or of the topics of a snapshot, that a topic
         config rule may report: judged by the Kafka release of their cluster, those that
         are no topic config of it (unknown, broker-level, removed), deprecated, or with a
-        value Kafka refuses. Keys with a vendor prefix the policy allows
-        (``configs.allow_prefixes``) are left out. Built once per target, from a judgement
+        value Kafka refuses. Keys with a vendor prefix that the policy
+        (``configs.allow_prefixes``), the cluster (Confluent Server) or the topic's platform
+        (Confluent Cloud) allows are left out. Built once per target, from a judgement
         made once per distinct config: a repository repeats the same few."""
         found = self._issues.get(id(target))
         if found is None:
             configs = self.topic_configs(target)
             releases = self.kafka_window(target) if configs else ()
-            prefixes = tuple(self.policy.config_prefixes)
+            profile = self.profile_for(target)
+            prefixes = tuple(self.policy.config_prefixes) + \
+                (profile.vendor_configs if profile is not None else ()) + \
+                (target.vendor_configs if isinstance(target, TopicSpec) else ())
             found = self._issues[id(target)] = [
                 tuple.__new__(ConfigEntry, (config, *issue)) for config in configs
                 for issue in _judged_config(releases, prefixes, config.config)]

@@ -59,6 +59,9 @@ class ClusterProfile(Struct):
     #: ``cordoned.log.dirs``, "*" for all), where the source says (a snapshot)
     log_dirs: dict[int, list[str]] = field(default_factory=dict)
     cordoned: dict[int, list[str]] = field(default_factory=dict)
+    #: prefixes of topic configs the cluster's distribution adds to Kafka's own (Confluent
+    #: Server's ``confluent.``): known configs there, not PL601
+    vendor_configs: tuple[str, ...] = ()
 
     @property
     def racks(self) -> set[str]:
@@ -99,6 +102,12 @@ class TopicSpec(Struct):
     #: how the tool that declares it names it (a Terraform resource address), if not by
     #: its file and position alone: messages about it say it
     origin: str | None = None
+    #: prefixes of topic configs the platform the format declares for accepts besides
+    #: Kafka's own (Confluent Cloud's ``confluent.``)
+    vendor_configs: tuple[str, ...] = ()
+    #: fields written as the broker default that the tool applying them leaves as they are
+    #: on an existing topic (the Terraform kafka provider's ``replication_factor = -1``)
+    kept: frozenset = frozenset()
     #: whether its operator manages the topic (Strimzi's ``strimzi.io/managed: "false"``:
     #: changing or deleting the resource leaves the topic as it is)
     managed: bool = True

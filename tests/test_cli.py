@@ -66,7 +66,7 @@ def test_json_contract(repo):
     assert out["summary"]["unchecked"] == {"PL201": 0}
     first = out["findings"][0]
     assert list(first) == ["rule", "name", "severity", "message", "file", "line", "column",
-                           "topic", "partition", "suppressed"]
+                           "topic", "partition", "suppressed", "related", "subjects"]
     rules = [(f["rule"], f["file"], f["partition"]) for f in out["findings"]]
     assert ("PL201", "plans/grow.json", 0) in rules
     assert ("PL115", "plans/grow.json", 0) in rules

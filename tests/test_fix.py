@@ -87,7 +87,8 @@ def test_a_file_ruamel_would_reformat_is_left_as_it_is(tmp_path):
     write_files(tmp_path, {"t.yaml": text, "policy.yaml": "{}\n"})
     code, _, err = run(tmp_path, "t.yaml", "--fix")
     assert "t.yaml not fixed: would change other lines" in err
-    assert (tmp_path / "t.yaml").read_text() == text and code == 1  # PL605 is left
+    # PL605 is left: a warning, since no input says the release (3.x accepts the key)
+    assert (tmp_path / "t.yaml").read_text() == text and code == 0
 
 
 def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path):

@@ -287,8 +287,10 @@ def test_a_pl303_on_a_known_cluster_does_not_ask_for_one(tmp_path):
         spec: {replicas: 3}
         """)})
     (finding,) = lint([str(tmp_path)], select=["PL303"]).findings
-    assert "neither the topic nor cluster prod sets" in finding.message
+    assert "Kafka's default 1: cluster prod does not set min.insync.replicas" in finding.message
     assert "--cluster" not in finding.message
+    assert finding.file.endswith("/kafka.yaml") and finding.topic is None
+    assert [s["topic"] for s in finding.subjects] == ["orders"]
 
 
 HELM = """\

@@ -127,12 +127,13 @@ def reference(snapshot: dict, plan: dict, mode: str) -> set[tuple]:
                                            if t["name"] == name), None)
         judge_list(key, replicas, replicas, True)
         rf, floor = len(replicas), min_isr(topic)
-        if floor > rf:
+        # a plan cannot set minISR: an entry breaks PL301/PL302 only where its replica
+        # count makes it so, from a current RF that did not (unknown here: unchecked)
+        now = current_rf(state[key][1]) if key in state else None
+        if floor > rf and now is not None and not floor > now:
             found.add(("PL301", *key))
-        if floor == rf > 1:
+        if floor == rf > 1 and now is not None and not floor == now:
             found.add(("PL302", *key))
-        if rf >= 3 and floor < 2:
-            found.add(("PL303", name, None))
         if key not in state:
             found.add(("PL116", *key))
             continue
@@ -207,31 +208,39 @@ def manifests(rng: random.Random) -> tuple[dict, list[dict]]:
 
 
 def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
-    found, defaults = set(), kafka["spec"]["kafka"]["config"]
+    """(rule, topic, subjects): a topic's own finding (no subjects), or one finding of the
+    cluster (topic None) for every topic that inherits the value breaking the rule."""
+    own, inherited, defaults = set(), {}, kafka["spec"]["kafka"]["config"]
     brokers = kafka["spec"]["kafka"]["replicas"]
     for topic in topics:
         name, spec = topic["metadata"]["name"], topic["spec"]
         if spec.get("replicas") == -1:
             continue  # Strimzi's CRD refuses -1 (PL101): the RF is unknown, not judged
         rf = spec.get("replicas", int(defaults.get("default.replication.factor", 1)))
-        floor = int((spec.get("config") or {}).get("min.insync.replicas")
-                    or defaults.get("min.insync.replicas") or 1)
-        found |= {(code, name) for code, broken in (
-            ("PL301", floor > rf), ("PL302", floor == rf > 1), ("PL303", rf >= 3 and floor < 2),
-            ("PL203", rf > brokers), ("PL209", rf < 2 <= brokers)) if broken}
-    return found
+        stated = (spec.get("config") or {}).get("min.insync.replicas")
+        floor = int(stated or defaults.get("min.insync.replicas") or 1)
+        for code, broken, by_topic in (
+                ("PL301", floor > rf, stated), ("PL302", floor == rf > 1, stated),
+                ("PL303", rf >= 3 and floor < 2, stated), ("PL203", rf > brokers, True),
+                ("PL209", rf < 2 <= brokers, "replicas" in spec)):
+            if broken and by_topic:
+                own.add((code, name, ()))
+            elif broken:
+                inherited.setdefault(code, set()).add(name)
+    return own | {(code, None, tuple(sorted(names))) for code, names in inherited.items()}
 
 
 @pytest.mark.parametrize("seed", range(100))
 def test_manifest_rules_find_what_the_catalogue_says(seed, tmp_path, monkeypatch):
     """RF as declared, else the cluster's default, else Kafka's 1 (a -1, which Strimzi
     refuses, is not judged); minISR the topic's, else the cluster's, else 1, numbers or
-    text."""
+    text. A value topics inherit from the cluster is one finding for all of them."""
     monkeypatch.chdir(tmp_path)
     kafka, topics = manifests(random.Random(seed))
     for document in [kafka] + topics:  # JSON is YAML
         (tmp_path / f"{document['metadata']['name']}-{document['kind']}.yaml").write_text(
             json.dumps(document))
-    found = {(f.rule, f.topic) for f in lint(["."], select=BUILT_IN).findings
+    found = {(f.rule, f.topic, tuple(sorted(s["topic"] for s in f.subjects)))
+             for f in lint(["."], select=BUILT_IN).findings
              if f.rule in {"PL203", "PL209", "PL301", "PL302", "PL303"}}
     assert found == manifest_reference(kafka, topics)

@@ -1,7 +1,7 @@
 from collections import Counter
 
 from ..kafka import current_rfs
-from ..model import Plan
+from ..model import Plan, TopicSpec
 from ..rule import Rule
 from ..words import plural
 
@@ -13,7 +13,10 @@ class InconsistentRf(Rule):
     Within a snapshot, reports a topic whose partitions do not all have the same current
     replication factor (the target size for a reassigning partition). With a plan and a
     snapshot, applies the plan to the snapshot and reports each topic the plan leaves
-    inconsistent, at the plan's first entry for that topic.
+    inconsistent, at the plan's first entry for that topic. A declaration's static replica
+    assignment (topicctl's `staticAssignments`, Koperator's and Terraform's where they
+    have one) is reported at its first row whose length differs from the others' or from
+    the declared replication factor: Kafka and topicctl refuse it.
 
     ## Why is this bad?
     A topic's replication factor is a per-partition fact in Kafka. Mixed RFs usually come
@@ -37,7 +40,8 @@ class InconsistentRf(Rule):
     code = "PL205"
     name = "inconsistent-rf"
     severity = "warning"
-    targets = ("snapshot", "plan")
+    targets = ("snapshot", "plan", "manifest")
+    replica_lists_only = True  # of declarations, only those with a static assignment
     message = "{prefix}partitions of topic {topic} {verb} different replication factors: {shares}"
     share = "RF {rf} ({n} {partitions})"
     spark_frame = "topics"
@@ -45,6 +49,9 @@ class InconsistentRf(Rule):
     def check(self, target, ctx, options):
         if isinstance(target, Plan):
             yield from self._plan(target, ctx)
+            return
+        if isinstance(target, TopicSpec):
+            yield from self._declared(target)
             return
         for topic in target.topics.values():
             rfs = Counter(current_rfs(topic.partitions))
@@ -60,6 +67,23 @@ class InconsistentRf(Rule):
                 yield self.finding(self.say(prefix="after this plan, ", topic=name,
                                             verb="would have", shares=self._shares(rfs)),
                                    at=plan.where(first), topic=name)
+
+    def _declared(self, topic: TopicSpec):
+        rows = topic.assignment or []
+        rfs = Counter(map(len, rows))
+        if topic.rf is not None and set(rfs) != {topic.rf}:
+            odd = next(i for i, row in enumerate(rows) if len(row) != topic.rf)
+            yield self.finding(
+                f"topic {topic.name}: replica assignment row {odd} has {len(rows[odd])} "
+                f"replicas, the replication factor is {topic.rf} ({self._shares(rfs)}): "
+                "Kafka refuses the topic", at=topic.where("assignment", odd), topic=topic.name)
+        elif len(rfs) > 1:
+            common = rfs.most_common(1)[0][0]
+            odd = next(i for i, row in enumerate(rows) if len(row) != common)
+            yield self.finding(self.say(prefix="", topic=topic.name, verb="would have",
+                                        shares=self._shares(rfs)) +
+                               ": Kafka refuses the topic",
+                               at=topic.where("assignment", odd), topic=topic.name)
 
     def _shares(self, rfs: Counter) -> str:
         return ", ".join(self.share.format(rf=rf, n=n, partitions=plural(n, "partition"))

@@ -7,6 +7,9 @@ class PartitionDecrease(Rule):
     """A topic manifest lowers the partition count (diff mode).
 
     ## What it does
+    Against the live topic: with a snapshot of the cluster among the inputs (`--cluster`),
+    reports a declaration that states fewer partitions than the topic has.
+
     With `--base REF`, compares each topic manifest's partition count with the same topic's
     manifest at REF (matched by Kafka topic name). A count left to the broker default
     (`num.partitions`) is resolved through the cluster profile; without a profile such a
@@ -34,14 +37,35 @@ class PartitionDecrease(Rule):
     targets = ("run",)
 
     def check(self, ctx, _, options):
+        said = set()
         for old, new in matched(ctx):
             if not new.managed:
                 continue  # the operator no longer touches the topic
             values = resolved(ctx, self.code, old, new, "partitions", default_partitions)
             if values is None or values[1] >= values[0]:
                 continue
+            said.add(new.name)
             yield self.finding(
                 f"topic {new.name}: partition count is lowered from "
                 f"{words(old.partitions, values[0])} {at(ctx, old)} to "
                 f"{words(new.partitions, values[1])}; Kafka cannot remove partitions",
                 at=new.where("partitions"), topic=new.name)
+
+        yield from self._below_live(ctx, said)
+
+    def _below_live(self, ctx, said: set):
+        """Declarations with fewer partitions than their live topic in the run's snapshot."""
+        snapshot = ctx.snapshot
+        if snapshot is None or not snapshot.lists_topics:
+            return
+        for spec in ctx.manifests:
+            live = snapshot.topics.get(spec.name)
+            if live is None or spec.partitions is None or not spec.managed \
+                    or spec.name in said or spec.partitions >= len(live.partitions):
+                continue
+            captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
+            yield self.finding(
+                f"topic {spec.name}: declares {spec.partitions} partitions, the live topic has "
+                f"{len(live.partitions)} (snapshot {snapshot.doc.source.name}{captured}); "
+                "Kafka cannot remove partitions, and every tool that applies it refuses",
+                at=spec.where("partitions"), topic=spec.name)

@@ -49,6 +49,9 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     return [found] if found is not None else []
 
 
+CONFLUENT = ("confluent.",)
+
+
 def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfile:
     """A CFK ``Kafka``: ``spec.replicas`` brokers numbered from its broker id offset (racks
     come from node labels, not known per broker), the broker settings of
@@ -79,5 +82,8 @@ def profile(doc: Document, fields: Fields | None, related: dict) -> ClusterProfi
         brokers=None if count is None else {offset + i: None for i in range(count)},
         broker_count=count, config={k: v for k, v in config.items() if k not in unknown},
         kafka_version=version, doc=doc, brokers_path=("spec", "replicas"),
-        config_path=("spec", "configOverrides", "server"), unknown=frozenset(unknown))
+        config_path=("spec", "configOverrides", "server"), unknown=frozenset(unknown),
+        # the cp-server image is Confluent Server, whose confluent.* topic configs Apache
+        # Kafka lacks (the cp-kafka image is Apache Kafka)
+        vendor_configs=CONFLUENT if isinstance(image, str) and "cp-server" in image else ())
 

@@ -1,7 +1,9 @@
 """JulieOps topologies: ``projects[].topics[]``, each topic named as JulieOps names it (the
 topology's ``context`` and its other top-level values in order, the project's name, the
 topic's name and its ``dataType``, joined by ``.``), its RF and partitions from its config's
-``replication.factor`` and ``num.partitions`` (JulieOps' defaults, 2 and 3, when absent)."""
+``replication.factor`` and ``num.partitions``; when absent, the cluster's defaults
+(``default.replication.factor``, ``num.partitions``), as JulieOps creates topics since 3.0
+(its TopologyBuilder passes no count it is not given; before 3.0 it used 2 and 3)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from .formats import Fields, declared
 KINDS = {"julieops-topology": "topics"}
 #: top-level keys of a topology that are not part of its topics' names
 _STRUCTURE = {"context", "projects", "platform", "special_topics", "plans"}
-DEFAULT_RF, DEFAULT_PARTITIONS = 2, 3
 
 
 def detect(data: dict) -> str | None:
@@ -47,14 +48,14 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
                      "partitions": at + ("config", "num.partitions")
                      if partitions is not None else at}
             topic = declared(doc, kind="JulieOps topic", name=full, paths=paths,
-                             rf=_count(fields, paths["rf"], rf, DEFAULT_RF),
-                             partitions=_count(fields, paths["partitions"], partitions,
-                                               DEFAULT_PARTITIONS),
+                             rf=_count(fields, paths["rf"], rf),
+                             partitions=_count(fields, paths["partitions"], partitions),
                              config=config, resource=("JulieOps", None, full))
             if topic is not None:
                 found.append(topic)
     return found
 
 
-def _count(fields: Fields, path: tuple, value: object, default: int) -> object:
-    return default if value is None else fields.count(path, (), strings=True)
+def _count(fields: Fields, path: tuple, value: object) -> object:
+    """A count the topic's config gives, else None: the cluster's default."""
+    return None if value is None else fields.count(path, strings=True)

@@ -359,6 +359,10 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
                     cluster=cluster_named(doc.data["values"]), cluster_by_reference=True)
     if spec is not None and unknown_config:
         spec.unknown = spec.unknown | {"config"}
+    if spec is not None and kind == "confluent_kafka_topic":
+        spec.vendor_configs = ("confluent.",)  # Confluent Cloud runs Confluent Server
+    if spec is not None and value("rf") == -1:
+        spec.kept = frozenset({"rf"})  # the provider leaves an existing topic's RF as it is
     return spec
 
 
@@ -413,8 +417,10 @@ def cluster_named(values: dict) -> str | None:
 
 
 def _count(value: Any) -> Any:
-    if value is None or value is UNKNOWN:
-        return value
+    """A count as written: -1 is the broker default (the kafka provider's
+    ``replication_factor``), None."""
+    if value is None or value is UNKNOWN or value == -1:
+        return None if value == -1 else value
     return value if type(value) is int and value > 0 else UNKNOWN
 
 
