@@ -91,9 +91,13 @@ def test_every_bad_file_of_a_run_is_reported(tmp_path, monkeypatch):
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     code, out = lint_json(tmp_path, monkeypatch, ".")
     assert code == 1
+    # an empty YAML file is skipped by a walk, with its reason (charts hold empty values.yaml)
     assert sorted((f["file"], f["rule"]) for f in out["findings"]) == [
-        (name, "PL100") for name in sorted(files)]
+        (name, "PL100") for name in sorted(files) if name != "c.yaml"]
+    assert {"file": "c.yaml", "reason": "file is empty"} in out["summary"]["skipped"]
     assert all(f["line"] >= 1 and f["column"] >= 1 for f in out["findings"])
+    code, out = lint_json(tmp_path, monkeypatch, "c.yaml")  # named, it is a finding
+    assert [(f["file"], f["rule"]) for f in out["findings"]] == [("c.yaml", "PL100")]
 
 
 def test_file_over_the_size_limit(tmp_path, monkeypatch):

@@ -152,6 +152,8 @@ def test_aiven_keys_are_kafkas_located_as_written(tmp_path):
           config:
             cleanup_policy: delete
             retention_mss: 1000
+          project: p
+          serviceName: kafka
         """)})
     found = [(f.rule, f.line, f.column) for f in
              lint([str(tmp_path / "t.yaml")], select=["PL601"]).findings]

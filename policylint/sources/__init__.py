@@ -127,6 +127,11 @@ class Template(ParseError):
     walk skips it; named, it is a PL100."""
 
 
+class Empty(ParseError):
+    """An empty YAML file (many Helm charts hold an empty ``values.yaml``). A walk skips
+    it; named, it is a PL100."""
+
+
 class NotRegular(ParseError):
     """The path is no regular file: a directory, FIFO, device or socket, or a symbolic link
     that leads nowhere. A walk skips it; named, it is a PL100."""
@@ -217,7 +222,7 @@ def decode(name: str, data: bytes, suffix: str) -> SourceFile:
                          "decoded)", line, column) from None
     # neither test copies the text, as strip() would: a large file ends with a newline
     if not text or text.isspace():
-        raise ParseError("file is empty")
+        raise (Empty if suffix in (".yaml", ".yml") else ParseError)("file is empty")
     if suffix == ".tf":
         return SourceFile(name, text, "hcl")
     looks_json = suffix not in (".yaml", ".yml") and \
@@ -350,7 +355,7 @@ def load(parsed: list[Parsed]) -> Inputs:
     inputs = Inputs()
     topics: list[tuple[str, Document, Fields | None]] = []
     for name, explicit, docs in parsed:
-        if isinstance(docs, (NotRegular, Template)) and not explicit:
+        if isinstance(docs, (NotRegular, Template, Empty)) and not explicit:
             inputs.skipped.append((name, docs.message))
             continue
         if isinstance(docs, ParseError):

@@ -19,9 +19,16 @@ def schema(kind: str) -> dict:
 
 
 def detect(data: dict) -> str | None:
-    if "partitions" in data and "kind" not in data and "apiVersion" not in data:
-        return "reassignment"
-    return None
+    """A plan by its shape: ``partitions`` a list of entries (mappings that name a
+    ``topic``), as Kafka's tool writes it; a Helm or Jinja values file's top-level
+    ``partitions: 12`` is none."""
+    entries = data.get("partitions")
+    if not isinstance(entries, list) or "kind" in data or "apiVersion" in data:
+        return None
+    if not entries:
+        return "reassignment" if data.keys() <= {"version", "partitions"} else None
+    return "reassignment" if all(isinstance(e, dict) and "topic" in e for e in entries) \
+        else None
 
 
 def plan(doc: Document, bad: set[int] = frozenset()) -> Plan:
