@@ -461,7 +461,9 @@ def test_terraform_modules_that_feed_each_other_go_round_no_further(tmp_path):
             }
             """),
         "b/main.tf": call.format("a", "var.topics")})
-    assert lint([str(tmp_path)], select=BUILT_IN).findings == []
+    # one instance of unknown name, judged on its literal values (RF 1 is PL209's)
+    assert [(f.rule, f.topic) for f in lint([str(tmp_path)], select=BUILT_IN).findings] == \
+        [("PL209", "${each.key}")]
     write_files(tmp_path, {"b/main.tf": call.format("a", "local.mine")
                            + 'locals {\n  mine = { orders = {} }\n}\n'})
     assert [t.name for t in read_inputs([str(tmp_path)]).manifests] == ["orders"]
@@ -484,8 +486,11 @@ def test_terraform_values_it_cannot_evaluate_are_unknown(tmp_path):
         """)})
     inputs = read_inputs([str(tmp_path / "main.tf")])
     assert not inputs.findings  # no PL101 for an expression
-    (topic,) = inputs.manifests  # a for_each over an unknown map declares no topic
+    # a for_each over an unknown map: one instance, its name unknown, its literals judged
+    topic, each = inputs.manifests
     assert topic.unknown >= {"name", "partitions", "config"} and topic.rf == 3
+    assert each.unknown == {"name"} and (each.rf, each.partitions) == (1, 3)
+    assert each.origin == "kafka_topic.all[*]"
 
 
 def test_terraform_is_imported_only_for_tf_files(tmp_path):

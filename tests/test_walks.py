@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from policylint.cli import app
 
+from policylint.linter import lint
+
 from conftest import write_files
 
 TOPIC = """apiVersion: kafka.strimzi.io/v1beta2
@@ -79,3 +81,20 @@ def test_a_walk_that_imports_no_matcher_without_patterns(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_kustomize_patches_are_skipped_with_how_to_lint_the_overlay(tmp_path, monkeypatch):
+    """A file a kustomization names as a patch is no second declaration of its topic."""
+    topic = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: orders}\n"
+             "spec: {partitions: %d, replicas: 3}\n")
+    write_files(tmp_path, {
+        "base/topic.yaml": topic % 3, "base/kustomization.yaml": "resources: [topic.yaml]\n",
+        "prod/kustomization.yaml": "resources: [../base]\npatches:\n  - path: p.yaml\n"
+                                   "    target: {kind: KafkaTopic}\npatchesStrategicMerge: [q.yaml]\n",
+        "prod/p.yaml": topic % 12, "prod/q.yaml": topic % 12})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PL117"])
+    assert result.findings == [] and result.files == 1
+    skipped = dict(result.skipped)
+    assert skipped["prod/p.yaml"].startswith("a Kustomize patch (prod/kustomization.yaml patches)")
+    assert "kustomize build prod | policylint lint -" in skipped["prod/q.yaml"]

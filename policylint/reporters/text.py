@@ -6,10 +6,10 @@ from __future__ import annotations
 from ..words import count
 
 # code -> (what it counts, why it could not check them), for the summary
-MIN_ISR = ("subject", "its min.insync.replicas or replication factor is left to its cluster "
-                      "and no input states it (give the topic's cluster with --cluster or its "
-                      "Kafka resource), a template placeholder, or a plan's entry whose current "
-                      "replication factor no snapshot, --current assignment or manifest gives")
+MIN_ISR = ("subject", "no input states the min.insync.replicas or replication factor it "
+                      "leaves to its cluster (give the topic's cluster with --cluster or its "
+                      "Kafka resource), it is a template placeholder, or no snapshot, "
+                      "--current assignment or manifest gives the current RF of a plan's entry")
 _UNCHECKED = {
     "PL201": ("partition", "no snapshot, --current assignment or manifest gives their current "
                            "replication factor"),
@@ -89,10 +89,21 @@ def trailer(result) -> list[str]:
         lines.append(f"The baseline holds {count(result.baseline['baselined'], 'finding')} "
                      f"left out here; {result.baseline['fixed']} of its findings are fixed "
                      "(write it again to drop them).")
+    said: dict[tuple, list[tuple]] = {}  # the rules of one reason are said on one line
     for code, n in result.unchecked.items():
         if n:
             subject, why = _UNCHECKED.get(code, UNKNOWN_VALUE)
-            lines.append(f"{code} could not be checked for {count(n, subject)}: {why}.")
+            said.setdefault((subject, why), []).append((code, n))
+    for (subject, why), counts in said.items():
+        codes = [code for code, _ in counts]
+        named = codes[0] if len(codes) == 1 else \
+            f"{', '.join(codes[:-1])} and {codes[-1]}"
+        if len({n for _, n in counts}) == 1:
+            lines.append(f"{named} could not be checked for {count(counts[0][1], subject)}: "
+                         f"{why}.")
+        else:
+            each = ", ".join(f"{code} ({count(n, subject)})" for code, n in counts)
+            lines.append(f"{each} could not be checked: {why}.")
     return lines
 
 

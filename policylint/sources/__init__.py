@@ -9,6 +9,7 @@ problems with how policylint was called (a missing path, a broken context file) 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
 from pathlib import Path
@@ -354,9 +355,13 @@ def load(parsed: list[Parsed]) -> Inputs:
     """The model of parsed files."""
     inputs = Inputs()
     topics: list[tuple[str, Document, Fields | None]] = []
+    patches = kustomize_patches(parsed)
     for name, explicit, docs in parsed:
         if isinstance(docs, (NotRegular, Template, Empty)) and not explicit:
             inputs.skipped.append((name, docs.message))
+            continue
+        if name in patches:
+            inputs.skipped.append((name, patches[name]))
             continue
         if isinstance(docs, ParseError):
             inputs.files.append(name)
@@ -522,3 +527,30 @@ def _suffix(name: str) -> str:
     """A file's format suffix: ``.yaml`` of ``topics.yaml.tpl`` too."""
     root, suffix = os.path.splitext(name)
     return os.path.splitext(root)[1].lower() if suffix.lower() == ".tpl" else suffix.lower()
+
+
+#: the fields of a kustomization that name patch files
+_PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902")
+
+
+def kustomize_patches(parsed: list[Parsed]) -> dict[str, str]:
+    """The files a ``kustomization.yaml`` among the inputs names as patches, with why they
+    are skipped: a patch of a topic is no second declaration of it, and only the overlay's
+    result says what the topic will be."""
+    found: dict[str, str] = {}
+    for name, _, docs in parsed:
+        if posixpath.basename(name) not in ("kustomization.yaml", "kustomization.yml",
+                                            "Kustomization") or isinstance(docs, ParseError):
+            continue
+        folder = posixpath.dirname(name)
+        for doc in docs:
+            data = doc.data if isinstance(doc.data, dict) else {}
+            for field in _PATCH_FIELDS:
+                for entry in data.get(field) or ():
+                    path = entry.get("path") if isinstance(entry, dict) else entry
+                    if isinstance(path, str) and "://" not in path:
+                        patched = posixpath.normpath(posixpath.join(folder, path))
+                        found[patched] = (
+                            f"a Kustomize patch ({name} {field}): lint what the overlay "
+                            f"builds, kustomize build {folder or '.'} | policylint lint -")
+    return found

@@ -324,6 +324,9 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     each = _instances(values.get("for_each"), _folder(doc.source), related)
     if each is None:  # no for_each: the one instance
         return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}", None)] if t]
+    if each is UNKNOWN:  # instances nobody can list: one, judged on its literal values
+        return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}[*]",
+                                   (UNKNOWN, UNKNOWN))] if t]
     return [t for key, value in each for t in
             [_topic(doc, fields, kind, f'{kind}.{name}["{key}"]', (key, value))] if t]
 
@@ -462,9 +465,10 @@ def _walk(current: Any, steps: str) -> Any:
     return current  # a value of the wrong shape is refused where it is used
 
 
-def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None:
-    """(key, value) of each instance of a ``for_each``; None without one, [] when its keys
-    are not known (nothing to judge)."""
+def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None | Any:
+    """(key, value) of each instance of a ``for_each``; None without one, UNKNOWN when
+    its keys cannot be known statically (a variable no call of the module feeds): never
+    zero instances, which would say nothing of the resource's literal values."""
     if for_each is None:
         return None
     collection = _collection(for_each, folder, related)
@@ -472,7 +476,7 @@ def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None:
         return list(collection.items())
     if isinstance(collection, list) and all(isinstance(k, str) for k in collection):
         return [(k, k) for k in collection]  # a set of names
-    return []
+    return UNKNOWN
 
 
 def _collection(value: Any, folder: str, related: dict, depth: int = 0) -> Any:
