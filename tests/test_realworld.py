@@ -43,8 +43,10 @@ def test_two_clusters_each_topic_against_its_own(corpus):
         ("PL203", "gitops/clusters/dev/topics/orders.yaml", 9),
         ("PL203", "gitops/clusters/prod/topics/payments.yaml", 9)]
     assert messages(result, "PL203") == [
-        "topic orders: replication factor 3 is larger than the 1 broker of cluster dev",
-        "topic payments: replication factor 4 is larger than the 3 brokers of cluster prod"]
+        "topic orders: replication factor 3 is larger than the 1 broker of cluster dev "
+        "(gitops/clusters/dev/kafka.yaml)",
+        "topic payments: replication factor 4 is larger than the 3 brokers of cluster prod "
+        "(gitops/clusters/prod/kafka.yaml)"]
     assert result.unchecked.get("PL118") == 1
     assert not found(result, "PL111", "PL119", "PL121")  # 7: a plan beside its rollback
 
@@ -59,7 +61,8 @@ def test_a_cluster_file_with_its_node_pools_among_the_linted_files(corpus):
                                          "prod}}\nspec: {partitions: 1, replicas: 4}\n"})
     result = lint(["c"], cluster="c/cluster.yaml", select=["PL203"])
     assert messages(result, "PL203") == [
-        "topic t: replication factor 4 is larger than the 3 brokers of cluster prod"]
+        "topic t: replication factor 4 is larger than the 3 brokers of cluster prod "
+        "(c/cluster.yaml)"]
 
 
 def test_a_v1_kafka_without_its_pools_is_said_and_unchecked(corpus):

@@ -221,7 +221,8 @@ def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
         floor = int(stated or defaults.get("min.insync.replicas") or 1)
         for code, broken, by_topic in (
                 ("PL301", floor > rf, stated), ("PL302", floor == rf > 1, stated),
-                ("PL303", rf >= 3 and floor < 2, stated), ("PL203", rf > brokers, True),
+                ("PL303", rf >= 3 and floor < 2, stated),
+                ("PL203", rf > brokers, "replicas" in spec),
                 ("PL209", rf < 2 <= brokers, "replicas" in spec)):
             if broken and by_topic:
                 own.add((code, name, ()))

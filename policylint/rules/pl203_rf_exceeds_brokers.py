@@ -1,4 +1,4 @@
-from ..kafka import manifest_rf
+from ..kafka import manifest_rf_stated
 from ..model import Plan, Snapshot
 from ..rule import Rule
 from ..words import count, subject
@@ -46,28 +46,39 @@ class RfExceedsBrokers(Rule):
             ctx.unchecked[self.code] += 1  # a Kafka with node pools, none of them linted
         if not brokers:
             return
+        # the cluster as a message names it: with the file that describes it, but for a
+        # snapshot's own topics (their findings are in that file)
+        cluster = profile.name if isinstance(target, Snapshot) or profile.doc is None \
+            else f"{profile.name} ({profile.doc.source.name})"
         if isinstance(target, Plan):
             for found in ctx.replica_lists(target).failing(
                     lambda replicas: len(replicas) > brokers):
                 yield self._finding(found.topic, found.partition, len(found.replicas), brokers,
-                                    profile, found.where())
+                                    cluster, found.where())
         elif isinstance(target, Snapshot):
             for topic in target.topics.values():
                 rf = ctx.topic_rf(target, topic)
                 if rf is not None and rf > brokers:
-                    yield self._finding(topic.name, None, rf, brokers, profile,
+                    yield self._finding(topic.name, None, rf, brokers, cluster,
                                         topic.where("name"))
         else:
-            rf = manifest_rf(target, profile)
-            if rf is not None and rf > brokers:
-                said = rf if target.rf is not None else \
-                    f"{rf} (the cluster's default.replication.factor)"
-                yield self._finding(target.name, None, said, brokers, profile,
-                                    target.where("rf"))
+            rf = manifest_rf_stated(target, profile)
+            if rf.value is None or rf.value <= brokers:
+                return
+            if rf.cause is None:  # the topic's own
+                yield self._finding(target.name, None, rf.value, brokers, cluster, rf.at)
+                return
+            # the cluster's default: one finding for the topics that leave their RF to it
+            finding = self.finding(self.say(
+                subject=f"cluster {profile.name}", rf=f"{rf.value} ({rf.source})",
+                brokers=count(brokers, "broker"), cluster=cluster),
+                at=target.where("name"), topic=target.name)
+            finding.cause, finding.cause_at = (self.code,) + rf.cause, rf.at
+            yield finding
 
-    def _finding(self, topic, partition, rf, brokers, profile, at):
+    def _finding(self, topic, partition, rf, brokers, cluster, at):
         return self.finding(self.say(subject=subject(topic, partition), rf=rf,
-                                     brokers=count(brokers, "broker"), cluster=profile.name),
+                                     brokers=count(brokers, "broker"), cluster=cluster),
                             at=at, topic=topic, partition=partition)
 
     def spark(self, options, policy):

@@ -127,15 +127,26 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
             groups[key] = Group(cluster, label, scope)
         return groups[key]
 
+    missing: dict[tuple, list[TopicSpec]] = {}  # a cluster none of the inputs describe
     for spec in inputs.manifests:
         cluster, unknown, scope = placement.of_manifest(spec)
         if unknown is not None:
-            inputs.findings.append(source_finding(
-                "PL118", f"topic {spec.name} names cluster {unknown}, which is none of the "
-                f"clusters among the inputs ({placement.names()}): rules that need its "
-                "cluster skip it; lint it with that cluster's Kafka resource or snapshot",
-                spec.doc.source.name, at=spec.where("cluster")))
+            missing.setdefault((unknown, scope), []).append(spec)
         group(cluster, unknown, scope).manifests.append(spec)
+    for (unknown, _), specs in missing.items():  # one cause: one finding, at the first
+        names = [spec.name for spec in specs]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        they = f"topic {names[0]} names" if len(names) == 1 else \
+            f"{len(names)} topics ({shown}) name"
+        finding = source_finding(
+            "PL118", f"{they} cluster {unknown}, which is none of the clusters among the "
+            f"inputs ({placement.names()}): rules that need its cluster skip "
+            f"{'it' if len(names) == 1 else 'them'}; lint with that cluster's Kafka resource "
+            "or snapshot", specs[0].doc.source.name, at=specs[0].where("cluster"))
+        finding.topic = names[0] if len(names) == 1 else None
+        if len(names) > 1:
+            finding.subjects = [_subject(spec, spec.where("cluster")) for spec in specs]
+        inputs.findings.append(finding)
     for plan in inputs.plans:
         cluster = placement.of_file(plan.doc.source.name)
         if cluster is None and clusters:
@@ -171,3 +182,9 @@ def place_base(inputs: Inputs, specs: list[TopicSpec]) -> None:
 def _own(clusters: list[Cluster], profile: ClusterProfile) -> Cluster | None:
     return next((c for c in clusters if c.name == profile.name
                  and c.namespace == profile.namespace), None)
+
+
+def _subject(spec: TopicSpec, at: tuple) -> dict:
+    """One of the topics a finding stands for, located."""
+    line, column = at[0].locate(at[1]) or (None, None)
+    return {"topic": spec.name, "file": spec.doc.source.name, "line": line, "column": column}
