@@ -43,7 +43,8 @@ def _is_utf8(text: str) -> bool:
 
 def _one_line(message: str) -> str:
     """One line, with any control character a name held shown escaped."""
-    return re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], " ".join(message.split()))
+    from .words import shown
+    return shown(message.strip())
 
 
 @contextmanager
@@ -151,6 +152,10 @@ def lint(
     max_file_size: str = typer.Option("256M", "--max-file-size", metavar="SIZE",
                                       help="Larger input files are reported (PL100), not "
                                            "read."),
+    max_yaml_values: int = typer.Option(
+        2_000_000, "--max-yaml-values", metavar="N", min=1,
+        help="YAML files of more values are reported (PL100), not read: each value is kept "
+             "to locate findings, at hundreds of bytes."),
     kafka_version: Optional[str] = typer.Option(
         None, "--kafka-version", metavar="X.Y",
         help="The Kafka release the clusters run where none says its own (as the policy's "
@@ -247,7 +252,8 @@ def lint(
                             keep=_KEPT, stdin_name=stdin_filename,
                             baseline="" if write_baseline else baseline,
                             exclude=exclude, force_exclude=force_exclude,
-                            respect_gitignore=respect_gitignore, kafka_version=kafka_version)
+                            respect_gitignore=respect_gitignore, kafka_version=kafka_version,
+                            max_yaml_values=max_yaml_values)
         result = linted()
         if diff:  # the fixes as a diff, nothing written
             raise typer.Exit(1 if _fixes(result, write=False) else 0)
@@ -313,7 +319,7 @@ def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
     ran = sorted({f.rule for f in result.findings})
     sys.stderr.write(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
                      f"skipped {len(result.skipped)}"
-                     + "".join(f"\npolicylint: skipped {name}: {why}"
+                     + "".join(f"\npolicylint: skipped {_one_line(name)}: {_one_line(why)}"
                                for name, why in result.skipped)
                      + f"\npolicylint: findings from {', '.join(ran) or 'no rule'}; "
                      f"{seconds:.2f} s\n")
@@ -339,7 +345,8 @@ def _left(outcomes: list, verb: str) -> list:
     why, on stderr ("t.yaml not fixed: ...")."""
     for outcome in outcomes:
         if outcome.problem:
-            sys.stderr.write(f"policylint: {outcome.file} not {verb}: {outcome.problem}\n")
+            sys.stderr.write(f"policylint: {_one_line(outcome.file)} not {verb}: "
+                             f"{_one_line(outcome.problem)}\n")
     return [o for o in outcomes if not o.problem]
 
 

@@ -377,12 +377,18 @@ class Result(Struct):
                    for f in self.findings)
 
 
+#: a file policylint cannot read is reported whatever the selection (as ruff reports a file
+#: it cannot parse): nothing in it was checked, and a run that says nothing would pass
+ALWAYS = frozenset({"PL100"})
+
+
 def selected_rules(policy: Policy, select: list[str] | None = None,
                    ignore: list[str] | None = None) -> list[Rule]:
     return [rule for rule in all_rules().values()
-            if policy.enabled(rule)
-            and (not select or matches(rule, select))
-            and not (ignore and matches(rule, ignore))]
+            if rule.code in ALWAYS or (
+                policy.enabled(rule)
+                and (not select or matches(rule, select))
+                and not (ignore and matches(rule, ignore)))]
 
 
 def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],

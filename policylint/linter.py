@@ -10,6 +10,7 @@ from .engine import Context, Result, run, selected_rules
 from .registry import check_selectors
 from .sources import DEFAULT_MAX_FILE_SIZE
 from .sources.loader import place_base, read_inputs
+from .sources.yamldoc import MAX_NODES, max_nodes
 
 
 def lint(paths: list[str], *, cluster: str | list[str] | None = None,
@@ -20,7 +21,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          keep: list | None = None, stdin_name: str | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
          force_exclude: bool = False, respect_gitignore: bool = True,
-         kafka_version: str | None = None) -> Result:
+         kafka_version: str | None = None, max_yaml_values: int | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -30,7 +31,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     out; ``exclude``: patterns directory walks leave out, besides the policy's and what git
     ignores (``force_exclude``: named files too; ``respect_gitignore=False``: what git
     ignores is walked); ``kafka_version``: the release of clusters that do not say their
-    own, over the policy's. Raises
+    own, over the policy's; ``max_yaml_values``: the most values a YAML file may hold
+    (each is kept to locate findings), else 2,000,000. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy)
@@ -39,12 +41,17 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     check_selectors((select or []) + (ignore or []))
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
-    inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters, stdin_name,
-                         chosen.exclude + list(exclude or []), force_exclude, respect_gitignore)
-    if base is not None:
-        from .sources import base_manifests
-        from .sources.git import files_at
-        place_base(inputs, base_manifests(files_at(base, paths), max_file_size))
+    bound = max_nodes.set(max_yaml_values or MAX_NODES)
+    try:
+        inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters,
+                             stdin_name, chosen.exclude + list(exclude or []), force_exclude,
+                             respect_gitignore)
+        if base is not None:
+            from .sources import base_manifests
+            from .sources.git import files_at
+            place_base(inputs, base_manifests(files_at(base, paths), max_file_size))
+    finally:
+        max_nodes.reset(bound)
     unchecked: Counter = Counter()
     if inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked["PL123"] += inputs.unplaced

@@ -70,7 +70,7 @@ class Suppressions:
                         yield finding
         for doc in {id(doc): doc for doc in annotated}.values():
             at = (doc, ("metadata", "annotations", ANNOTATION))
-            listed = doc.data["metadata"]["annotations"][ANNOTATION]
+            listed = _listed(doc) or ""
             problems = {code: self._problem(code, rules, ran, (id(doc), code))
                         for code in sorted(_annotation(doc))}
             kept = ",".join(c.strip() for c in listed.split(",")
@@ -102,16 +102,24 @@ def _comment_without(text: str, problems: dict[str, str]) -> str | None:
     return head if head.strip() else None
 
 
-def _annotation(doc: Any) -> set[str]:
-    """The codes of a manifest's ``policylint.io/disable`` annotation (a plan or snapshot,
-    read as typed values, has none)."""
+def _listed(doc: Any) -> str | None:
+    """A manifest's ``policylint.io/disable`` annotation as text (a plan or snapshot, read as
+    typed values, has none). A YAML number (``301``) is read as written: it names no rule,
+    which PL122 says."""
     if doc is None or doc.typed is not None or not isinstance(doc.data, dict):
-        return set()
+        return None
     metadata = doc.data.get("metadata")
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     listed = annotations.get(ANNOTATION) if isinstance(annotations, dict) else None
-    return {c.strip() for c in listed.split(",") if c.strip()} if isinstance(listed, str) \
-        else set()
+    if isinstance(listed, (int, float)) and not isinstance(listed, bool):
+        return str(listed)
+    return listed if isinstance(listed, str) else None
+
+
+def _annotation(doc: Any) -> set[str]:
+    """The codes of a manifest's ``policylint.io/disable`` annotation."""
+    listed = _listed(doc)
+    return {c.strip() for c in listed.split(",") if c.strip()} if listed else set()
 
 
 def _suppressed(finding: Finding, kind: str, justification: str) -> None:

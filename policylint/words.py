@@ -3,7 +3,34 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
+
+# what a terminal or a CI log would act on rather than show: C0 and C1 controls (ESC starts
+# colour, title and OSC sequences; BEL; line breaks), line and paragraph separators, and
+# the bidirectional overrides that reorder what is shown; and lone surrogates
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                      "\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def shown(text: str) -> str:
+    """Text from an input (a name, a value, a path) as a human format prints it: every
+    character a terminal or a CI runner would act on shown as its escape (``\\x1b``,
+    ``\\n``), so that no input can colour, retitle or clear a terminal, or start a line of
+    its own (a GitHub workflow command, ``::error``)."""
+    if _CONTROL.search(text) is None:  # the usual: nothing to escape, nothing copied
+        return text
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group()) or
+                        (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                         else f"\\u{ord(m.group()):04x}"), text)
+
+
+def line_start(text: str) -> str:
+    """A line's first field as printed: one an input makes begin with ``::`` (a path
+    named so) is written ``./::...``, the same path, which no runner reads as a command."""
+    text = shown(text)
+    return "./" + text if text.startswith("::") else text
 
 
 def ids(values: Iterable[Any]) -> str:

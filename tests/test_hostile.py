@@ -170,13 +170,17 @@ def test_10_one_line_reasons_and_a_file_named_like_an_option(tmp_path, monkeypat
                                   "- a\n" * 1001, "{" + "a, " * 600 + "a}\n"])
 def test_11_the_nodes_of_a_yaml_file_are_bounded(tmp_path, monkeypatch, text):
     """Each node is kept for locating, at hundreds of bytes: a file of many small ones
-    (``[a,a,...]``, ``---`` lines) is refused at MAX_NODES, before memory runs out."""
-    monkeypatch.setattr(yamldoc, "MAX_NODES", 1000)
+    (``[a,a,...]``, ``---`` lines) is refused at the bound (``--max-yaml-values``), before
+    memory runs out, whatever the selection; the bound can be raised."""
     write_files(tmp_path, {"many.yaml": text, "topic.yaml": TOPIC})
-    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json")
+    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json",
+                       "--max-yaml-values", "1000", "--select", "PL301")
     assert code == 1 and located(out) == [("many.yaml", 1, 1)]
     assert "more than 1,000 YAML values in one file" in out["findings"][0]["message"]
     assert out["summary"]["files"] == 2  # the other files are still linted
+    code, out, _ = run(tmp_path, monkeypatch, ".", "--format", "json",
+                       "--max-yaml-values", "5000")
+    assert not any("YAML values" in f["message"] for f in out["findings"])
 
 
 def test_12_the_node_bound_that_skips_counting_holds(tmp_path):

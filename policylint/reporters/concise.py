@@ -3,11 +3,12 @@ never wrapped (what editors, terminals and CI logs turn into links), then the su
 
 from __future__ import annotations
 
+from ..words import shown
 from .text import location, trailer
 
 
 def render(result, quiet: bool = False, **_) -> str:
-    lines = [f"{location(f)}: {f.rule} [{f.severity}] {' '.join(f.message.split())}"
+    lines = [f"{location(f)}: {f.rule} [{f.severity}] {shown(' '.join(f.message.split()))}"
              for f in result.findings if not f.suppressed]
     if not quiet:
         lines += trailer(result)

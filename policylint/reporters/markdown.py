@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import repo_relative
+from ..words import shown
 from .text import summary_line
 
 MAX_ROWS = 200  # a job summary is limited to 1 MiB; the SARIF file has every finding
@@ -12,7 +13,12 @@ _ICONS = {"error": ":x:", "warning": ":warning:", "note": ":information_source:"
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """Text from an input as a table cell shows it: no HTML (a job summary renders it),
+    no table syntax, no control character."""
+    import html
+    return html.escape(shown(text.replace("\\", "\\\\").replace("|", "\\|")
+                             .replace("\r", " ").replace("\n", " ")), quote=False) \
+        .replace("`", "&#96;")
 
 
 def render(result, **_) -> str:

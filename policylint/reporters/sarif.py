@@ -36,7 +36,7 @@ def render(result, **_) -> str:
     results = []
     # the baseline's fingerprints: no line or column, so they survive edits elsewhere
     for f, fingerprint in zip(result.findings, fingerprints(result.findings, repo_relative)):
-        uri = repo_relative(f.file) if f.file else None
+        uri = _uri(f.file) if f.file else None
         entry: dict = {"ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.severity,
                        "message": {"text": f.message}}
         if uri is not None:
@@ -70,7 +70,7 @@ def render(result, **_) -> str:
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": f"skipped: {why}"}, "locations": [
                     {"physicalLocation": {"artifactLocation": {
-                        "uri": repo_relative(name), "uriBaseId": "%SRCROOT%"}}}]}
+                        "uri": _uri(name), "uriBaseId": "%SRCROOT%"}}}]}
                 for name, why in result.skipped] + [
                 {"level": "note", "message": {"text": f"{code} could not be checked for {n}"}}
                 for code, n in result.unchecked.items() if n]}],
@@ -82,8 +82,20 @@ def render(result, **_) -> str:
 
 def _related(i: int, what: str, at: dict) -> dict:
     """A SARIF relatedLocation: another value the finding compares, or one of its subjects."""
-    location: dict = {"artifactLocation": {"uri": repo_relative(at["file"]),
+    location: dict = {"artifactLocation": {"uri": _uri(at["file"]),
                                            "uriBaseId": "%SRCROOT%"}}
     if at["line"] is not None:
         location["region"] = {"startLine": at["line"], "startColumn": at["column"]}
     return {"id": i, "physicalLocation": location, "message": {"text": what}}
+
+
+def _uri(file: str) -> str:
+    """A finding's file as a SARIF ``artifactLocation.uri``: relative to the repository,
+    percent-encoded as RFC 3986 asks (a ``#``, ``%``, space or non-ASCII name)."""
+    from urllib.parse import quote
+    name = repo_relative(file)
+    try:  # a name that is not UTF-8 as its bytes on disk
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = name.encode("utf-8", "backslashreplace")
+    return quote(raw, safe="/-._~!$&'()*+,;=@")

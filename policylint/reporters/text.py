@@ -3,7 +3,7 @@ source line and a caret under it (as ruff's ``full``), then a summary."""
 
 from __future__ import annotations
 
-from ..words import count
+from ..words import count, line_start, shown
 
 # code -> (what it counts, why it could not check them), for the summary
 MIN_ISR = ("subject", "no input states the min.insync.replicas or replication factor it "
@@ -44,11 +44,11 @@ def render(result, color: bool = False, quiet: bool = False, **_) -> str:
     lines: list[str] = []
     for f in result.findings:
         if f.suppressed:  # dimmed and said so: it fails nothing
-            lines.append(paint(f"{location(f)}: {f.rule} [suppressed] {f.message} "
-                               f"({f.severity}; {f.justification})", "dim"))
+            lines.append(paint(f"{location(f)}: {f.rule} [suppressed] {shown(f.message)} "
+                               f"({f.severity}; {shown(f.justification or '')})", "dim"))
             continue
         lines.append(f"{paint(location(f), 'bold')}: {f.rule} "
-                     f"{paint(f'[{f.severity}]', f.severity)} {f.message}")
+                     f"{paint(f'[{f.severity}]', f.severity)} {shown(f.message)}")
         lines += [paint(line, "dim") if i != 2 else paint(line, f.severity)
                   for i, line in enumerate(source_excerpt(f))]
     if quiet:
@@ -60,7 +60,7 @@ def render(result, color: bool = False, quiet: bool = False, **_) -> str:
 
 
 def location(f) -> str:
-    where = f.file or "(policy)"
+    where = line_start(f.file) if f.file else "(policy)"
     return f"{where}:{f.line}:{f.column}" if f.line is not None else where
 
 
@@ -73,18 +73,18 @@ def source_excerpt(f) -> list[str]:
         return []
     number = str(f.line)
     pad = " " * len(number)
-    shown = text.expandtabs(1)[:200]
-    caret = " " * min(max((f.column or 1) - 1, 0), len(shown)) + "^"
-    return [f" {pad} |", f" {number} | {shown}", f" {pad} | {caret}"]
+    excerpt = shown(text.expandtabs(1)[:200])
+    caret = " " * min(max((f.column or 1) - 1, 0), len(excerpt)) + "^"
+    return [f" {pad} |", f" {number} | {excerpt}", f" {pad} | {caret}"]
 
 
 def trailer(result) -> list[str]:
     """The summary line, and what was skipped, baselined or could not be checked."""
     lines = [summary_line(result)]
     if result.skipped:
-        shown = ", ".join(f"{name} ({why})" for name, why in result.skipped[:5]) + (
-            ", ..." if len(result.skipped) > 5 else "")
-        lines.append(f"Skipped {count(len(result.skipped), 'file')}: {shown}.")
+        names = ", ".join(f"{shown(name)} ({shown(why)})" for name, why in result.skipped[:5]) \
+            + (", ..." if len(result.skipped) > 5 else "")
+        lines.append(f"Skipped {count(len(result.skipped), 'file')}: {names}.")
     if result.baseline is not None:
         lines.append(f"The baseline holds {count(result.baseline['baselined'], 'finding')} "
                      f"left out here; {result.baseline['fixed']} of its findings are fixed "

@@ -314,8 +314,13 @@ def validate(kind: str, doc: Document) -> list:
         doc.typed = schema.convert(doc.data)
     except msgspec.ValidationError as exc:
         # what JSON Schema lets pass and the typed model cannot hold (1.0 for an integer,
-        # an integer beyond 64 bits) is said as msgspec says it, at its path
-        return schema.explain(doc.data) or [_typed_error(str(exc))]
+        # an integer beyond 64 bits) is said as msgspec says it, at its path, unless a
+        # violation JSON Schema found covers it
+        errors = schema.explain(doc.data)
+        typed = _typed_error(str(exc))
+        if not any(typed[0][:len(path)] == path for path, _ in errors):
+            errors.append(typed)
+        return errors
     return []
 
 
@@ -434,7 +439,9 @@ def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
         bad, fatal = split_errors(errors, "partitions", None)
         if fatal:
             return
-        plan = reassignment.plan(doc, {i for i, in bad})
+        plan = _typed(inputs, doc, reassignment.plan, doc, {i for i, in bad})
+        if plan is None:
+            return
         if doc.role == "current":  # the baseline printed beside a proposed plan
             inputs.current = {**(inputs.current or {}), **reassignment.assignment(plan)}
         else:
@@ -444,9 +451,11 @@ def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
             inputs.snapshots.extend(formats.format_of(kind).snapshots(doc))
             return
         bad, fatal = split_errors(errors, "topics", "partitions")
-        if not fatal:
-            inputs.snapshots.append(snapshot.snapshot(
-                doc, {k[0] for k in bad if len(k) == 1}, {k for k in bad if len(k) == 2}))
+        built = None if fatal else _typed(inputs, doc, snapshot.snapshot, doc,
+                                          {k[0] for k in bad if len(k) == 1},
+                                          {k for k in bad if len(k) == 2})
+        if built is not None:
+            inputs.snapshots.append(built)
     elif role == "cluster":  # its profile is built once every file is read
         if not any(len(path) <= 1 for path, _ in errors):
             inputs.kafkas.append((kind, doc, Fields(doc, (e[0] for e in errors))))
@@ -454,6 +463,19 @@ def _add(inputs: Inputs, kind: str, role: str, doc: Document, errors: list,
         return  # a broken node pool or ConfigMap would only confuse the rules
     elif role in formats.REFERENCED:
         inputs.related[role].append(doc)
+
+
+def _typed(inputs: Inputs, doc: Document, build: Any, *args: Any) -> Any:
+    """``build(*args)`` of the good parts of a document that broke its schema; None, with a
+    PL101 where msgspec says, when a part JSON Schema let pass cannot be typed either."""
+    import msgspec
+    try:
+        return build(*args)
+    except msgspec.ValidationError as exc:
+        path, message = _typed_error(str(exc))
+        inputs.findings.append(source_finding(
+            "PL101", f"{format_path(path)}: {message}", doc.source.name, at=(doc, path)))
+        return None
 
 
 def split_errors(errors: list, items: str, sub: str | None) -> tuple[set[tuple], bool]:

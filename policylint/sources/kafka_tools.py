@@ -75,6 +75,10 @@ def tool_output(source: SourceFile) -> list[Document]:
         except json.JSONDecodeError as exc:
             raise ParseError(f"invalid JSON after {heading.group(1)!r}: {exc.msg}",
                              exc.lineno, exc.colno) from None
+        except RecursionError:  # the standard library's scanner recurses per level
+            line = text.count("\n", 0, begin) + 1
+            raise ParseError(f"the JSON after {heading.group(1)!r} nests too deep", line,
+                             begin - text.rfind("\n", 0, begin)) from None
         # the part alone, at its place: everything else blanked, line breaks kept
         blank = re.sub(r"[^\n]", " ", text[:begin]) + text[begin:end] + \
             re.sub(r"[^\n]", " ", text[end:])

@@ -23,8 +23,10 @@ ORDER = 30
 
 
 def detect(data: dict) -> str | None:
-    return "terraform-plan" if "format_version" in data and \
-        isinstance(data.get("resource_changes"), list) else None
+    # by its keys, whatever their values: a plan whose resource_changes is not a list
+    # breaks its schema (PL101), it is not "none of policylint's kinds"
+    return "terraform-plan" if "format_version" in data and "resource_changes" in data \
+        else None
 
 
 def schema(kind: str) -> dict:
@@ -37,13 +39,15 @@ def judges(doc: Document, path: tuple) -> bool:
     topic's replication factor)."""
     if len(path) < 2 or path[0] != "resource_changes" or type(path[1]) is not int:
         return True
-    entry = doc.data["resource_changes"][path[1]]
+    entries = doc.data["resource_changes"]
+    entry = entries[path[1]] if isinstance(entries, list) else None
     return not isinstance(entry, dict) or entry.get("type") in FIELDS
 
 
 def _entries(doc: Document) -> list[tuple[int, dict]]:
     """(index, entry) of the topic resources' changes (data sources left out)."""
-    return [(i, entry) for i, entry in enumerate(doc.data["resource_changes"])
+    entries = doc.data["resource_changes"]
+    return [(i, entry) for i, entry in enumerate(entries if isinstance(entries, list) else ())
             if isinstance(entry, dict) and entry.get("type") in FIELDS
             and entry.get("mode", "managed") == "managed"
             and isinstance(entry.get("change"), dict)]

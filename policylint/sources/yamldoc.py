@@ -11,6 +11,7 @@ event stream first whenever the text could possibly be that deep), and bound the
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -61,6 +62,8 @@ MAX_DEPTH = 200
 # Every node is kept, with two marks, so that findings can be located: 500-700 bytes each.
 # This bounds a file's nodes to about 1.3 GB; 10,000 KafkaTopic manifests are 270,000.
 MAX_NODES = 2_000_000
+#: the bound of this run (``--max-yaml-values``), MAX_NODES unless the call raises it
+max_nodes: ContextVar[int] = ContextVar("max_nodes", default=MAX_NODES)
 # Python prints no integer of more than 4,300 digits: refuse them where they are read
 _MAX_DIGITS = 4_000
 _MAX_INT_BITS = 13_000  # about 3,900 decimal digits
@@ -140,8 +143,10 @@ def _check_depth(text: str) -> None:
 
 
 def _may_exceed_nodes(text: str) -> bool:
-    """Whether ``text`` could compose to more than MAX_NODES nodes (a short text cannot)."""
-    return 1 + 3 * len(text) > MAX_NODES and node_bound(text) > MAX_NODES
+    """Whether ``text`` could compose to more than the run's bound of nodes (a short text
+    cannot)."""
+    bound = max_nodes.get()
+    return 1 + 3 * len(text) > bound and node_bound(text) > bound
 
 
 def node_bound(text: str) -> int:
@@ -154,16 +159,16 @@ def node_bound(text: str) -> int:
 
 
 def _counted(resolve: Any) -> Any:
-    """``resolve``, refusing the file once it has composed MAX_NODES nodes: memory is bound
-    however small the nodes are written (``[a,a,a,...]``, ``---`` lines)."""
-    left = MAX_NODES
+    """``resolve``, refusing the file once it has composed the run's bound of nodes: memory
+    is bound however small the nodes are written (``[a,a,a,...]``, ``---`` lines)."""
+    bound = left = max_nodes.get()
 
     def counted(kind: Any, value: Any, implicit: Any) -> str:
         nonlocal left
         left -= 1
         if left < 0:
-            raise ParseError(f"more than {MAX_NODES:,} YAML values in one file: too many to "
-                             "read safely (split the file)")
+            raise ParseError(f"more than {bound:,} YAML values in one file: too many to "
+                             "read safely (split the file, or raise --max-yaml-values)")
         return resolve(kind, value, implicit)
     return counted
 
@@ -182,18 +187,38 @@ class _Locator:
 
     def __init__(self, root: Any):
         self.root = root
+        #: the keys of each large mapping found in, by the mapping's id: a mapping of
+        #: thousands of keys is searched once, not once per finding in it
+        self._keys: dict[int, dict] = {}
 
     def locate(self, path: tuple) -> tuple[int, int] | None:
         node = parent = self.root
         for i, key in enumerate(path):
             if key is KEY:  # the key node of the last step
-                node = _child(parent, path[i - 1], of_key=True) if i else None
+                node = self._child(parent, path[i - 1], of_key=True) if i else None
             else:
-                parent, node = node, _child(node, key)
+                parent, node = node, self._child(node, key)
             if node is None:
                 return None
         mark = node.start_mark
         return mark.line + 1, mark.column + 1
+
+    def _child(self, node: Any, key: Any, of_key: bool = False) -> Any:
+        if type(node) is not MappingNode or len(node.value) < _INDEXED:
+            return _child(node, key, of_key)
+        keys = self._keys.get(id(node))
+        if keys is None:
+            keys = self._keys[id(node)] = {}
+            for key_node, value in reversed(node.value):  # the first of a key wins
+                if key_node.tag != _MERGE and type(key_node) is ScalarNode:
+                    keys[key_node.value] = (key_node, value)
+        found = keys.get(key)
+        if found is None:  # merged keys, or none
+            return _child(node, key, of_key)
+        return found[0] if of_key else found[1]
+
+
+_INDEXED = 64  # mappings of this many keys or more are indexed when a finding is located
 
 
 def _child(node: Any, key: Any, of_key: bool = False) -> Any:
