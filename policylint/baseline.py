@@ -53,9 +53,9 @@ def document(findings: list[Finding], relative: Callable[[str], str]) -> str:
 
 def load(path: str) -> set[str]:
     """The fingerprints of a baseline file; BaselineError naming the file when it is none."""
+    from .writes import read_regular  # a FIFO or device is refused, never waited on
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(2**26 + 1).decode("utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc).splitlines()[0] if str(exc) \
             else type(exc).__name__

@@ -190,6 +190,9 @@ def lint(
         None, "--write-baseline", metavar="FILE",
         help="Record today's findings in FILE, so that later runs with --baseline report only "
              "new ones; this run then exits 0."),
+    force: bool = typer.Option(False, "--force",
+                               help="Let --report and --write-baseline replace an existing "
+                                    "file that is not policylint's own output."),
     statistics: bool = typer.Option(False, "--statistics",
                                     help="Show how many findings each rule has, not the "
                                          "findings."),
@@ -241,7 +244,9 @@ def lint(
         _fail("--command-config goes with --bootstrap-server")
     if write_baseline:
         extra.append(("", write_baseline))
-    _check_targets(extra)
+    named = [p for p in [*(paths or []), *(cluster or []), current, policy, baseline]
+             if p and p != "-" and os.path.isfile(p)]
+    _check_targets(extra, named, force)
     from .linter import lint as run_lint
     started = time.perf_counter()
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
@@ -271,7 +276,7 @@ def lint(
                     for report_fmt, file in extra]
         output = _statistics(result, fmt) if statistics else \
             render(fmt, result, color=use_color, quiet=quiet)
-    _check_targets(extra, rendered)  # every report or none
+    _check_targets(extra, named + result.read, force, rendered)  # every report or none
     sys.stdout.write(output)
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started)
@@ -300,12 +305,16 @@ def _ignored_hint(paths: list[str], respect_gitignore: bool) -> str:
         if ignored else ""
 
 
-def _check_targets(extra: list[tuple[str, str]], rendered: Optional[list] = None) -> None:
-    """Exit 2 naming the --report or --write-baseline whose file cannot be written; with
-    ``rendered``, writes them all."""
-    from .reporters import check_targets, write_all
+def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
+                   rendered: Optional[list] = None) -> None:
+    """Exit 2 naming the --report or --write-baseline whose file must not or cannot be
+    written (``policylint.writes``); with ``rendered``, writes them all."""
+    from .writes import check_targets, write_all
     try:
-        write_all(rendered) if rendered is not None else check_targets([f for _, f in extra])
+        if rendered is not None:
+            write_all(rendered, inputs, force)
+        else:
+            check_targets([(fmt_, f) for fmt_, f in extra], inputs, force)
     except OSError as exc:
         spec = next((f"--report {fmt_}:{file}" if fmt_ else f"--write-baseline {file}"
                      for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")
@@ -457,7 +466,7 @@ def snapshot(
     if output is None:
         sys.stdout.write(text)
         return
-    from .reporters import write_all
+    from .writes import write_all
     try:
         write_all([(output, text)])
     except OSError as exc:
@@ -583,6 +592,8 @@ def run(argv: list[str] | None = None) -> int:
     _click_style_completion()
     try:
         code = _command()(argv, standalone_mode=False)
+        if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt), said before ours
+            _interrupted()
         return code if isinstance(code, int) else 0
     except typer.TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
@@ -593,11 +604,20 @@ def run(argv: list[str] | None = None) -> int:
             hint = " (see 'policylint --help')" if code == 2 else ""
             print(f"policylint: error: {_one_line(message)}{hint}", file=sys.stderr)
         return code
-    except typer.Abort:  # Ctrl-C
-        print("policylint: interrupted", file=sys.stderr)
+    except (typer.Abort, KeyboardInterrupt):  # Ctrl-C
+        _interrupted()
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+
+
+def _interrupted() -> None:
+    """One line: interrupted, and which files were written before (each is whole: writes
+    hold Ctrl-C off until a file is renamed into place)."""
+    from .writes import written
+    done = ", ".join(_one_line(name) for name in written)
+    print(f"policylint: interrupted; {'wrote ' + done if done else 'nothing was written'}",
+          file=sys.stderr)
 
 
 _KEPT: list | None = None  # in main(): what a run built, for os._exit to drop at once

@@ -365,6 +365,8 @@ class Result(Struct):
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why) not linted
     #: with a baseline: its findings left out ("baselined") and those now gone ("fixed")
     baseline: dict[str, int] | None = None
+    #: the files read, as shown (a report must not replace one of them)
+    read: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)

@@ -5,8 +5,9 @@ flow style and document separators stay as written.
 
 A file is rewritten only if the result changes no line but those of the fixed entries (a
 file ruamel would reformat elsewhere is left to the user, and said so), re-parses, and is
-unchanged on disk since it was read; it is written atomically (a temporary file beside it,
-its mode kept, renamed over it). Plans and other JSON files get no fixes.
+unchanged on disk since it was read; it is written as ``policylint.writes`` writes a user's
+file (by the path it was read by, atomically, mode, owner and byte order mark kept).
+Plans and other JSON files get no fixes.
 
 ``--add-noqa`` inserts ``# policylint: disable=CODE reason`` on its own line above each
 finding's line, indented as that line; a file whose values would read differently after it
@@ -17,9 +18,7 @@ from __future__ import annotations
 
 import difflib
 import io
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 
 from .model import KEY, Finding, Fix, LineFix
@@ -257,31 +256,9 @@ def _changed_lines(before: list[str], after: list[str]) -> set[int]:
 
 
 def _write(source: SourceFile, text: str) -> str | None:
-    """Writes the fixed text over the file, atomically; why not, when it cannot."""
+    """Writes the fixed text over the file it was read from (``policylint.writes``); why
+    not, when it is not written."""
     if source.from_stdin:  # its --stdin-filename may name a file: not the one linted
         return "standard input is not written back (--diff prints the fix)"
-    path = source.name
-    try:
-        with open(path, "rb") as f:
-            current = f.read().decode("utf-8-sig")
-        if current != source.text:
-            return "changed on disk since it was read: not overwritten"
-        info = os.stat(path)
-        folder = os.path.dirname(path) or "."
-        fd, temporary = tempfile.mkstemp(prefix=".policylint-", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-            os.chmod(temporary, info.st_mode & 0o7777)
-            try:
-                os.chown(temporary, info.st_uid, info.st_gid)
-            except (PermissionError, AttributeError):
-                pass  # kept as the user's own
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"cannot be written: {getattr(exc, 'strerror', None) or exc}"
-    return None
-
+    from .writes import replace
+    return replace(source.path or source.name, text, source.text, source.bom)

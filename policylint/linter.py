@@ -72,6 +72,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         keep.append(runs)
     result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
                  inputs.skipped, unchecked)
+    result.read = inputs.files
     baseline = chosen.baseline if baseline is None else baseline
     if baseline:
         from .baseline import apply, load

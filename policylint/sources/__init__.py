@@ -174,7 +174,9 @@ def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile
     if len(data) > max_size:
         raise ParseError(f"file is larger than the {_mib(max_size)} limit (raise it with "
                          "--max-file-size)")
-    return decode(name or display_name(path), data, _suffix(os.fspath(path)))
+    source = decode(name or display_name(path), data, _suffix(os.fspath(path)))
+    source.path, source.bom = os.fspath(path), data.startswith(b"\xef\xbb\xbf")
+    return source
 
 
 def _stdin(max_size: int, name: str) -> SourceFile:

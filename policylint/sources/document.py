@@ -23,6 +23,8 @@ class SourceFile:
     """One input file: its name as shown to users, its text and its inline suppressions."""
 
     from_stdin = False  # standard input, shown under its --stdin-filename: never written
+    path: str | None = None  # the path it was read by, as given (a fix writes it there)
+    bom = False  # whether its bytes began with UTF-8's byte order mark (a fix keeps it)
 
     def __init__(self, name: str, text: str, fmt: str):
         self.name, self.text, self.format = name, text, fmt
