@@ -18,9 +18,12 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from hostile import case, check  # noqa: E402
+from hostile import case, check, interrupted  # noqa: E402
 
-KINDS = ("documents", "policy", "command", "surface")
+KINDS = ("documents", "policy", "command", "surface", "targets", "names", "interrupt")
+#: the interrupt family runs in processes of its own, at a second a case: one case in this
+#: many is one of it
+INTERRUPT_EVERY = 2000
 
 
 def main() -> None:
@@ -41,11 +44,16 @@ def main() -> None:
     ran, problems = Counter(), []
     seed = args.seed
     while time.monotonic() < deadline and (not args.cases or sum(ran.values()) < args.cases):
-        kind = kinds[seed % len(kinds)]
-        written, argv = case(random.Random(seed), kind)
+        quick = [k for k in kinds if k != "interrupt"]
+        kind = "interrupt" if "interrupt" in kinds and (
+            seed % INTERRUPT_EVERY == 0 or not quick) else quick[seed % len(quick)]
         root = Path(tempfile.mkdtemp(prefix="policylint-fuzz-"))
         try:
-            problem = check(root, written, argv, args.seconds)
+            if kind == "interrupt":
+                problem = interrupted(random.Random(seed), root)
+            else:
+                written, argv = case(random.Random(seed), kind)
+                problem = check(root, written, argv, args.seconds)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         ran[kind] += 1

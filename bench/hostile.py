@@ -398,12 +398,99 @@ def surface(rng: random.Random, written: dict) -> list[str]:
     return args + rng.sample(names, rng.randrange(1, len(names) + 1))
 
 
+class Special:
+    """A path a case makes other than a file of text: a FIFO, a symbolic link (to
+    ``target``), a read-only file, a file of another owner."""
+
+    def __init__(self, what: str, target: str = "", content: str = ""):
+        self.what, self.target, self.content = what, target, content
+
+    def make(self, path: Path) -> None:
+        if self.what == "fifo":
+            os.mkfifo(path)
+        elif self.what == "link":
+            os.symlink(self.target, path)
+        else:
+            path.write_text(self.content)
+            if self.what == "readonly":
+                os.chmod(path, 0o444)
+            elif self.what == "owner" and os.geteuid() == 0:
+                os.chown(path, 4321, 4321)
+
+
+FORMATS = ["text", "concise", "json", "sarif", "github", "markdown", "junit", "gitlab",
+           "checkstyle"]
+
+
+def targets(rng: random.Random, written: dict) -> list[str]:
+    """A report or baseline written onto what a user's repository holds: a file that is not
+    policylint's, an input of the run, a link, a FIFO, a device, a read-only or another
+    owner's file, two targets that are one file."""
+    names = sorted(written)
+    target = rng.choice(["NOTES.md", "link.json", "fifo", "/dev/null", "ro.json", "theirs.json",
+                         "fresh.json", names[0]])
+    if target == "NOTES.md":
+        written[target] = "# our notes\n"
+    elif target == "link.json":
+        written[target] = Special("link", rng.choice(["fresh.json", names[0], "NOTES.md"]))
+        written.setdefault("NOTES.md", "# our notes\n")
+    elif target == "fifo":
+        written[target] = Special("fifo")
+    elif target in ("ro.json", "theirs.json"):
+        written[target] = Special("readonly" if target == "ro.json" else "owner",
+                                  content='{"tool": {"name": "policylint"}}\n')
+    spec = rng.choice([["--write-baseline", target],
+                       ["--report", f"{rng.choice(FORMATS)}:{target}"]])
+    if rng.random() < 0.2:
+        spec += ["--report", f"{rng.choice(FORMATS)}:{rng.choice([target, './' + target])}"]
+    if rng.random() < 0.3:
+        spec.append("--force")
+    return ["lint", "--select", "PL", *spec, *rng.sample(names, rng.randrange(1, len(names) + 1))]
+
+
+# names that would act on a terminal or a CI runner if printed as they are
+CRAFTED = ["x\n::error file=evil.yaml::INJECTED", "::warning::INJECTED.yaml",
+           "t\x1b]0;INJECTED\x07.yaml", "c\x1b[2J\x9b31m.yaml", "b\u202eINJECTED.yaml",
+           "<img src=INJECTED>.yaml", "r\rINJECTED.yaml"]
+
+
+def crafted_names(rng: random.Random, written: dict) -> list[str]:
+    """Files under crafted names, holding topics of crafted names, in a human format."""
+    crafted = rng.choice(CRAFTED)
+    written[crafted] = fixable(rng).replace("name: orders", f"name: {json.dumps(crafted)}")
+    fmt = rng.choice(["text", "concise", "github", "markdown"])
+    return ["lint", "--select", "PL", "--format", fmt, *sorted(written)]
+
+
+def _printed_safely(fmt: str, stdout: str, stderr: str) -> str | None:
+    """What an output of a crafted-names case shows raw that a terminal or runner acts on."""
+    for stream, text in (("stdout", stdout), ("stderr", stderr)):
+        raw = [c for c in "\x1b\x07\x9b\u202e\r" if c in text]
+        if raw:
+            return f"{stream} prints {raw!r} raw"
+        for line in text.splitlines():
+            if "INJECTED" in line.split("::")[1 if line.startswith("::") else 0][:12] \
+                    and line.startswith("::"):
+                return f"{stream} has a line an input made a workflow command: {line[:80]!r}"
+            if line.startswith("::") and not (fmt == "github" and stream == "stdout" and
+                                              line.startswith(("::error file=", "::warning file=",
+                                                               "::notice file="))):
+                return f"{stream} has a line beginning with :: {line[:80]!r}"
+    if fmt == "markdown" and "<img" in stdout:
+        return "markdown passes HTML through"
+    return None
+
+
 def case(rng: random.Random, kind: str) -> tuple[dict, list[str]]:
-    """(files, command line) of one case of ``kind``: documents, policy, command or surface
-    (a file named ``<stdin>`` is what standard input reads)."""
+    """(files, command line) of one case of ``kind``: documents, policy, command, surface,
+    targets or names (a file named ``<stdin>`` is what standard input reads)."""
     written = files(rng)
     if kind == "surface":
         return written, surface(rng, written)
+    if kind == "targets":
+        return written, targets(rng, written)
+    if kind == "names":
+        return written, crafted_names(rng, written)
     names = sorted(written)
     if kind == "documents":
         return written, ["lint", "--select", "PL", "--format",
@@ -430,11 +517,17 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
     stream = written.pop("<stdin>", None) or io.TextIOWrapper(io.BytesIO(b""))
     for name, content in written.items():
         path = root / name
-        if isinstance(content, bytes):
+        if isinstance(content, Special):
+            content.make(path)
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", errors="surrogatepass")
-    before = {name: (root / name).read_bytes() for name in os.listdir(root)}
+    links = {name for name in os.listdir(root) if os.path.islink(root / name)}
+    present = set(os.listdir(root))
+    before = {name: (root / name).read_bytes() for name in os.listdir(root)
+              if (root / name).is_file()}
+    owners = {name: os.stat(root / name).st_uid for name in before}
 
     def alarm(*_):
         raise Hang()
@@ -459,6 +552,24 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
     stdout, stderr = out.getvalue(), err.getvalue()
     if code not in (0, 1, 2):
         return f"exit {code}"
+    if any(not os.path.islink(root / name) for name in links):
+        return f"replaced a symbolic link: {sorted(links)}"
+    if any(os.path.exists(root / n) and os.stat(root / n).st_uid != uid
+           for n, uid in owners.items()):
+        return "changed a file's owner"
+    if "--format" in args and any(c in n for n in written for c in "\x1b\n\r<\u202e:"):
+        fmt = args[args.index("--format") + 1]
+        if fmt in ("text", "concise", "github", "markdown"):
+            broken = _printed_safely(fmt, stdout, stderr)
+            if broken:
+                return broken
+    for name in _positional(args):
+        if name in before and "--fix" not in args and "--add-noqa" not in args and \
+                os.path.isfile(root / name) and (root / name).read_bytes() != before[name]:
+            return f"wrote {name}, an input of the run"
+    if code != 2 and "--force" not in args and "NOTES.md" in before and \
+            (root / "NOTES.md").read_bytes() != before["NOTES.md"]:
+        return "overwrote a file that is not policylint's without --force"
     if "internal error" in stderr or "Traceback" in stdout + stderr:
         return f"internal error: {stderr.strip()[:300]}"
     now = set(os.listdir(root))
@@ -467,12 +578,13 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
     if code == 2:
         if len(stderr.splitlines()) != 1:
             return f"exit 2 without a one-line reason: {stderr[:300]!r}"
-        if now - set(before) or changed:
-            return f"exit 2 but wrote {sorted(now - set(before)) + changed}"
+        if now - present or changed:
+            return f"exit 2 but wrote {sorted(now - present) + changed}"
     asked = {a.split(":", 1)[-1].split("/")[0] for a in args if ":" in a} | \
         {args[i + 1].split("/")[0] for i, a in enumerate(args[:-1]) if a == "--write-baseline"}
-    if now - set(before) - asked:
-        return f"left files it was not asked for: {sorted(now - set(before) - asked)}"
+    asked |= {os.path.basename(os.path.realpath(root / a)) for a in asked if a in links}
+    if now - present - asked:
+        return f"left files it was not asked for: {sorted(now - present - asked)}"
     for name in changed:
         if "--fix" not in args and "--add-noqa" not in args and name not in asked:
             return f"wrote {name} unasked"
@@ -483,6 +595,80 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
             json.loads(stdout)
         except ValueError:
             return "--format json printed no JSON"
+    return None
+
+
+_VALUED = {"--format", "--fail-on", "--select", "--ignore", "--cluster", "--current",
+           "--policy", "--report", "--max-file-size", "--base", "--baseline",
+           "--write-baseline", "--reason", "--stdin-filename", "--exclude", "--kafka-version",
+           "--max-yaml-values", "-o", "--config"}
+
+
+def _positional(args: list[str]) -> list[str]:
+    """The paths a command line lints."""
+    found, skip = [], False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+        elif arg in _VALUED:
+            skip = True
+        elif not arg.startswith("-"):
+            found.append(arg)
+    return found
+
+
+def interrupted(rng: random.Random, root: Path) -> str | None:
+    """A --fix, --add-noqa, --report or --write-baseline run in a process of its own, sent
+    SIGINT or SIGKILL at a random moment: every file is then as it was or as the run
+    without a signal leaves it; after SIGINT, exit 130 with one line and no temporary file;
+    an exit 0 or 1 only for a run that finished."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+    written = {f"f{i}.yaml": fixable(rng) for i in range(rng.randrange(1, 4))}
+    lines = ["version: 1", "partitions:"] + [  # a plan large enough to interrupt
+        f"  - {{topic: t{i % 7}, partition: {i}, replicas: [1, 2]}}"
+        for i in range(rng.choice([10, 20000, 60000]))]
+    written["plan.yaml"] = "\n".join(lines) + "\n"
+    args = ["lint", "--select", "PL", *rng.choice([
+        ["--fix"], ["--add-noqa"], ["--report", "json:r.json", "--report", "sarif:r.sarif"],
+        ["--write-baseline", "b.json"], ["--fix", "--report", "json:r.json"]]), "."]
+    reference, run_in = root / "reference", root / "run"
+    for folder in (reference, run_in):
+        folder.mkdir()
+        for name, text in written.items():
+            (folder / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+    command = [sys.executable, "-m", "policylint", *args]
+    subprocess.run(command, cwd=reference, capture_output=True, timeout=120)
+    process = subprocess.Popen(command, cwd=run_in, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    time.sleep(rng.uniform(0.05, 1.5))
+    sig = rng.choice([signal.SIGINT, signal.SIGKILL])
+    process.send_signal(sig)
+    _, stderr = process.communicate(timeout=120)
+    code = process.returncode
+    for name in sorted(set(os.listdir(reference)) | set(written)):
+        now = run_in / name
+        old, done = written.get(name), reference / name
+        got = now.read_bytes() if now.exists() else None
+        wanted = done.read_bytes() if done.exists() else None
+        if got not in (None if old is None else old.encode("utf-8", "surrogatepass"), wanted):
+            return f"{name} is neither as it was nor as the run leaves it after {sig.name}"
+    temporary = [n for n in os.listdir(run_in) if n.startswith(".policylint-")]
+    if code == 130:
+        if not stderr.decode().strip().splitlines()[-1].startswith("policylint: interrupted"):
+            return f"exit 130 without saying so: {stderr[-200:]!r}"
+        if temporary:
+            return f"left temporary files after SIGINT: {temporary}"
+    elif code in (0, 1):
+        for name in os.listdir(reference):
+            if (reference / name).read_bytes() != (run_in / name).read_bytes():
+                return f"exit {code} after {sig.name}, but {name} is not as a whole run leaves it"
+    elif code != -signal.SIGKILL:
+        return f"exit {code} after {sig.name}"
+    shutil.rmtree(reference, ignore_errors=True)
+    shutil.rmtree(run_in, ignore_errors=True)
     return None
 
 

@@ -184,6 +184,20 @@ def check_targets(targets: list[tuple[str, str]], inputs: list[str] = (),
             seen[(real,)] = path
 
 
+def _as_before(tmp: str, real: str, mode: int) -> None:
+    """A report's new file with the mode and owner of the file it replaces (a new one: the
+    user's own, created as any file they write)."""
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        os.chmod(tmp, mode)
+        return
+    os.chmod(tmp, info.st_mode & 0o7777)
+    if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(PermissionError):  # not ours to give away: the runner's
+            os.chown(tmp, info.st_uid, info.st_gid)
+
+
 def _open_special(path: str) -> int:
     """A device or pipe opened to write, never waiting for a reader (OSError naming it: a
     FIFO that nothing reads)."""
@@ -234,7 +248,7 @@ def write_all(reports: list[tuple[str, str]], inputs: list[str] = (),
                 staged.append((tmp, real))
                 # a lone surrogate (a name that was not UTF-8) is written as its escape
                 _fill(fd, text.encode("utf-8", "backslashreplace"))
-                os.chmod(tmp, 0o666 & ~umask)
+                _as_before(tmp, real, 0o666 & ~umask)
             while staged:
                 tmp, real = staged[0]
                 try:

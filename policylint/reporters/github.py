@@ -5,6 +5,7 @@ The default when ``GITHUB_ACTIONS=true``. Suppressed findings are not annotated.
 
 from __future__ import annotations
 
+from ..words import shown
 from . import repo_relative
 from .text import summary_line
 
@@ -12,7 +13,9 @@ _COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: escaped as the runner unescapes it; any other control character
+    an input holds (ESC, BEL) shown as its escape, so the log it lands in shows it."""
+    return shown(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:

@@ -182,8 +182,9 @@ def _manifests(source: SourceFile, values: dict, marks: dict, where: tuple,
         return marks.get(where + path)
     folder = _folder(source)
     each = _instances(values.get("for_each"), folder, {})
+    each = [None] if each is None else [(UNKNOWN, UNKNOWN)] if each is UNKNOWN else each
     return [Document(source, _resolved(manifest, instance, folder), index + i, locate)
-            for i, instance in enumerate([None] if each is None else each)]
+            for i, instance in enumerate(each)]
 
 
 def _yaml_body(source: SourceFile, body: Any, at: tuple[int, int] | None,
