@@ -105,6 +105,9 @@ class TopicSpec(Struct):
     #: prefixes of topic configs the platform the format declares for accepts besides
     #: Kafka's own (Confluent Cloud's ``confluent.``)
     vendor_configs: tuple[str, ...] = ()
+    #: the file whose directory places it among the clusters, when not its own (a Terraform
+    #: module's topic: the module call's)
+    placed_at: str | None = None
     #: fields written as the broker default that the tool applying them leaves as they are
     #: on an existing topic (the Terraform kafka provider's ``replication_factor = -1``)
     kept: frozenset = frozenset()

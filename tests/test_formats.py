@@ -441,10 +441,39 @@ def test_terraform_module_fed_by_jsondecode_file(tmp_path):
     assert set(topics) == {"orders", "clicks"}
     assert (topics["orders"].partitions, topics["orders"].config) == \
         (6, {"cleanup.policy": "compact", "retention.ms": "1000"})
-    assert topics["orders"].origin == 'confluent_kafka_topic.main["orders"]'
+    # addressed as Terraform addresses it, through its module's call
+    assert topics["orders"].origin == 'module.topics.confluent_kafka_topic.main["orders"]'
     result = lint([str(tmp_path)], select=["PL604"])
     (finding,) = result.findings
-    assert finding.line == 5 and 'confluent_kafka_topic.main["orders"]' in finding.message
+    assert finding.line == 5 and \
+        'module.topics.confluent_kafka_topic.main["orders"]' in finding.message
+
+
+def test_a_terraform_module_called_twice_declares_its_topics_twice_each_in_its_scope(
+        tmp_path):
+    """Two environments' calls of one module: each call's topics, named by its variables,
+    addressed module.NAME..., placed with the cluster of the call's directory."""
+    module = 'module "topics" {{\n  source = "../../modules/topics"\n  env = "{0}"\n}}\n'
+    snapshot = ('{{"kind": "ClusterSnapshot", "version": 1, "cluster": "{0}", "brokers": '
+                '[{{"id": 1}}{1}], "config": {{"min.insync.replicas": "2"}}}}')
+    write_files(tmp_path, {
+        "envs/dev/main.tf": module.format("dev"), "envs/prod/main.tf": module.format("prod"),
+        "envs/dev/cluster.json": snapshot.format("dev", ""),
+        "envs/prod/cluster.json": snapshot.format("prod", ', {"id": 2}, {"id": 3}'),
+        "modules/topics/main.tf": textwrap.dedent("""\
+            variable "env" {}
+            resource "kafka_topic" "orders" {
+              name               = "orders-${var.env}"
+              replication_factor = 3
+              partitions         = 6
+            }
+            """)})
+    inputs = read_inputs([str(tmp_path)])
+    assert sorted((t.name, t.origin) for t in inputs.manifests) == [
+        ("orders-dev", "module.topics.kafka_topic.orders"),
+        ("orders-prod", "module.topics.kafka_topic.orders")]
+    found = lint([str(tmp_path)], select=["PL203"]).findings  # RF 3 on dev's one broker
+    assert [(f.topic, f.line) for f in found] == [("orders-dev", 4)]
 
 
 def test_terraform_modules_that_feed_each_other_go_round_no_further(tmp_path):

@@ -126,16 +126,18 @@ class Placement:
         None, its module's directory and the cluster it names there). A module's provider
         configurations, and the cluster resources its topics refer to, are its own: two
         environments' modules declaring the same topics declare them for two clusters, and
-        one module's two provider aliases are two clusters."""
+        one module's two provider aliases are two clusters; a module's topics are placed where
+        the call of the module that declares them is."""
+        placed = spec.placed_at or spec.doc.source.name
         if spec.cluster is not None and self.clusters:
             named = [c for c in self.clusters if c.is_named(spec.cluster, spec.namespace)]
             if named:
-                return _nearest(named, spec.doc.source.name), None, None
+                return _nearest(named, placed), None, None
             if not spec.cluster_by_reference:
                 return None, spec.cluster, None
-        cluster = self.of_file(spec.doc.source.name)
+        cluster = self.of_file(placed)
         if cluster is None and spec.cluster_by_reference:
-            return None, None, (posixpath.dirname(spec.doc.source.name), spec.cluster)
+            return None, None, (posixpath.dirname(placed), spec.cluster)
         return cluster, None, None
 
     def of_file(self, file: str) -> Cluster | None:

@@ -37,6 +37,7 @@ not parsed: it declares no topic (and its HCL is Terraform's to check).
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import posixpath
@@ -67,8 +68,10 @@ FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
 _EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
 _STEPS = r"((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$"  # .x and ["x"], as _walk takes them
 _EACH = re.compile(r"each\.(key|value)" + _STEPS)
-_JSON_FILE = re.compile(r'jsondecode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"\s*\)\s*\)$')
+_JSON_FILE = re.compile(r'(json|yaml)decode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"'
+                        r'\s*\)\s*\)$')
 _VAR = re.compile(r"var\.([A-Za-z_][A-Za-z0-9_-]*)$")
+_INTERPOLATED = re.compile(r"\$\{([^{}]*)\}")
 _LOCAL = re.compile(r"local\.([A-Za-z_][A-Za-z0-9_-]*)" + _STEPS)
 _TOSET = re.compile(r"toset\((.*)\)$", re.S)
 # { for t in LIST : t.name => t }
@@ -320,20 +323,59 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     if doc.data.get("kind") != RESOURCE:
         return []
     fields = fields or Fields(doc)
+    folder = _folder(doc.source)
+    calls = _calls(folder, related)
+    found = []
+    # a module called N times declares its topics N times, each in the scope of its call;
+    # one nobody among the inputs calls, once, as it is written
+    for call in calls or [None]:
+        found += _instances_of(doc, fields, folder, related, call)
+    return found
+
+
+def _instances_of(doc: Document, fields: Fields, folder: str, related: dict,
+                  call: Document | None) -> list[TopicSpec]:
+    """The topics a resource declares, for one call of its module (None: no call)."""
     values = doc.data["values"]
     kind, name = doc.data["type"], doc.data["name"]
-    each = _instances(values.get("for_each"), _folder(doc.source), related)
+    if call is not None:  # each call's topics are told apart by their document
+        doc = copy.copy(doc)
+    fed = None if call is None else _arguments(call)
+    prefix = "" if call is None else f"module.{call.data['name']}."
+    each = _instances(values.get("for_each"), folder, related, fed)
     if each is None:  # no for_each: the one instance
-        return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}", None)] if t]
-    if each is UNKNOWN:  # instances nobody can list: one, judged on its literal values
-        return [t for t in [_topic(doc, fields, kind, f"{kind}.{name}[*]",
-                                   (UNKNOWN, UNKNOWN))] if t]
-    return [t for key, value in each for t in
-            [_topic(doc, fields, kind, f'{kind}.{name}["{key}"]', (key, value))] if t]
+        instances = [(f"{kind}.{name}", None)]
+    elif each is UNKNOWN:  # instances nobody can list: one, judged on its literal values
+        instances = [(f"{kind}.{name}[*]", (UNKNOWN, UNKNOWN))]
+    else:
+        instances = [(f'{kind}.{name}["{key}"]', (key, value)) for key, value in each]
+    found = []
+    for address, instance in instances:
+        topic = _topic(doc, fields, kind, prefix + address, instance, fed)
+        if topic is not None:
+            topic.placed_at = None if call is None else call.source.name
+            found.append(topic)
+    return found
+
+
+def _calls(folder: str, related: dict) -> list[Document]:
+    """The module calls among the inputs whose source is the module in ``folder``."""
+    return [call for call in related.get("module", ())
+            if isinstance(call.data["values"].get("source"), str) and posixpath.normpath(
+                posixpath.join(_folder(call.source), call.data["values"]["source"]))
+            == posixpath.normpath(folder)]
+
+
+def _arguments(call: Document) -> dict:
+    """What a module call gives its module's variables: each as written, with the folder
+    it is evaluated in (the caller's)."""
+    caller = _folder(call.source)
+    return {name: (value, caller) for name, value in call.data["values"].items()
+            if name != "source"}
 
 
 def _topic(doc: Document, fields: Fields, kind: str, address: str,
-           each: tuple | None) -> TopicSpec | None:
+           each: tuple | None, fed: dict | None = None) -> TopicSpec | None:
     names = FIELDS[kind]
     paths = {field: ("values", attribute) for field, attribute in names.items()}
     paths.setdefault("rf", ("values",))
@@ -344,7 +386,7 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
             return None
         raw = doc.get(paths[field])  # an expression is evaluated before it counts unknown
         if isinstance(raw, str) and "${" in raw:
-            return _evaluate(raw, each, folder)
+            return _evaluate(raw, each, folder, fed)
         return fields.get(paths[field])
 
     config, config_paths = config_of(kind, value("config"), paths.get("config", ()))
@@ -433,13 +475,25 @@ def _folder(source: SourceFile) -> str:
     return posixpath.dirname(source.name)
 
 
-def _evaluate(value: Any, each: tuple | None, folder: str) -> Any:
+def _evaluate(value: Any, each: tuple | None, folder: str, fed: dict | None = None) -> Any:
     """A value as Terraform would have it: ``each.key`` and ``each.value.x`` of a known
-    for_each, and the module's literal locals; any other expression is unknown."""
+    for_each, the module's literal locals, the variables a call of the module gives
+    (``fed``), and strings that interpolate them; any other expression is unknown."""
     if value is UNKNOWN or not isinstance(value, str) or "${" not in value:
         return value
     match = _EXPRESSION.match(value)
-    text = match.group(1).strip() if match else ""
+    if match is None or "${" in match.group(1):  # "orders-${var.env}": each part in turn
+        parts = [_evaluate(f"${{{part}}}", each, folder, fed)
+                 for part in _INTERPOLATED.findall(value)]
+        if any(p is UNKNOWN or type(p) not in (str, int, float) for p in parts):
+            return UNKNOWN
+        said = iter(parts)
+        return _INTERPOLATED.sub(lambda _: str(next(said)), value)
+    text = match.group(1).strip()
+    found = _VAR.match(text)
+    if found and fed is not None and found.group(1) in fed:
+        given, caller = fed[found.group(1)]
+        return _evaluate(given, None, caller)
     found = _EACH.match(text)
     if found and each is not None:
         return _walk(each[0] if found.group(1) == "key" else each[1], found.group(2))
@@ -466,13 +520,18 @@ def _walk(current: Any, steps: str) -> Any:
     return current  # a value of the wrong shape is refused where it is used
 
 
-def _instances(for_each: Any, folder: str, related: dict) -> list[tuple] | None | Any:
+def _instances(for_each: Any, folder: str, related: dict, fed: dict | None = None
+               ) -> list[tuple] | None | Any:
     """(key, value) of each instance of a ``for_each``; None without one, UNKNOWN when
     its keys cannot be known statically (a variable no call of the module feeds): never
     zero instances, which would say nothing of the resource's literal values."""
     if for_each is None:
         return None
-    collection = _collection(for_each, folder, related)
+    found = _VAR.match(_EXPRESSION.match(for_each).group(1).strip()) \
+        if isinstance(for_each, str) and _EXPRESSION.match(for_each) else None
+    collection = _collection(*fed[found.group(1)], related) \
+        if found and fed is not None and found.group(1) in fed \
+        else _collection(for_each, folder, related)
     if isinstance(collection, dict):
         return list(collection.items())
     if isinstance(collection, list) and all(isinstance(k, str) for k in collection):
@@ -507,7 +566,7 @@ def _of_expression(text: str, folder: str, related: dict, depth: int) -> Any:
         return None
     found = _JSON_FILE.match(text)
     if found:
-        return _json_file(folder, found.group(1))
+        return _json_file(folder, found.group(2), found.group(1))
     found = _LOCAL.match(text)
     if found:
         return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
@@ -551,7 +610,8 @@ def _locals(folder: str) -> dict:
                     text = f.read()
                 if re.search(r"^[ \t]*locals\b", text, re.M):
                     for block in _load(text, marked=False)[0].get("locals") or ():
-                        found.update(_leaves(block, _literal))
+                        found.update({name: _local(value, folder)
+                                      for name, value in block.items()})
             except Exception:  # not there, not UTF-8, not HCL: its own lint says so
                 continue
         _LOCALS.clear()  # one module's at a time: a run reads its modules in turn
@@ -559,19 +619,35 @@ def _locals(folder: str) -> dict:
     return _LOCALS[key]
 
 
+def _local(value: Any, folder: str) -> Any:
+    """A local's value: a file it decodes (``jsondecode(file(...))``, ``yamldecode``), else
+    its literal scalars (an expression in them UNKNOWN)."""
+    match = _EXPRESSION.match(value) if isinstance(value, str) else None
+    found = _JSON_FILE.match(match.group(1).strip()) if match else None
+    if found:
+        decoded = _json_file(folder, found.group(2), found.group(1))
+        return UNKNOWN if decoded is None else decoded
+    return _leaves(value, _literal)
+
+
 def _literal(value: Any) -> Any:
     """A scalar of a local: an expression in it is UNKNOWN."""
     return UNKNOWN if isinstance(value, str) and "${" in value else value
 
 
-def _json_file(folder: str, name: str) -> Any:
-    """``jsondecode(file(name))`` in the module in ``folder``; None where it cannot be read
-    (its topics are not known)."""
+def _json_file(folder: str, name: str, decoder: str = "json") -> Any:
+    """``jsondecode(file(name))`` or ``yamldecode(file(name))`` in the module in ``folder``;
+    None where it cannot be read (its topics are not known)."""
     path = os.path.join(folder or ".", name)
     try:
         if os.path.getsize(path) > MAX_JSON:
             return None
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError, RecursionError):
+            text = f.read()
+        if decoder == "json":
+            return json.loads(text)
+        from .yamldoc import load_yaml  # bounded, as every YAML policylint reads
+        docs = load_yaml(SourceFile(path, text, "yaml"))
+        return docs[0].data if len(docs) == 1 else None
+    except (OSError, ValueError, RecursionError, ParseError):
         return None
