@@ -165,6 +165,9 @@ HOOK = textwrap.dedent("""\
         if point == "edit":  # an editor's autosave between the read and the rename
             with open("topics/orders.yaml", "a") as f:
                 f.write("# edited meanwhile\\n")
+        if point == "fifo":  # the file swapped for a FIFO after it was read
+            os.unlink("topics/orders.yaml")
+            os.mkfifo("topics/orders.yaml")
     os.replace, writes._fill = replace, fill
     from policylint.cli import run
     os._exit(run(sys.argv[2:]))
@@ -201,3 +204,9 @@ def test_an_edit_made_before_the_last_check_is_not_lost(repo):
     assert "changed on disk since it was read: not overwritten" in err
     assert (repo / "topics/orders.yaml").read_text() == TOPIC + "# edited meanwhile\n"
     assert not [p for p in repo.rglob(".policylint-*")]
+
+
+def test_a_file_swapped_for_a_fifo_is_not_waited_on(repo):
+    code, err = hooked(repo, "fifo", "topics", "--fix")
+    assert "orders.yaml not fixed: cannot be written: not a regular file" in err
+    assert code == 1 and not [p for p in repo.rglob(".policylint-*")]
