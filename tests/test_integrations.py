@@ -96,6 +96,27 @@ def test_pre_commit_hook_blocks_a_violating_commit_and_passes_a_clean_one(
     assert re.search(r"policylint\.+Passed", good.stdout)
 
 
+def test_the_readmes_hook_configuration_runs_through_pre_commit_with_its_args(
+        tmp_path, hook_repo):
+    """The README's .pre-commit-config.yaml, as written but for where the hook comes from:
+    its args (--cluster FILE) reach policylint as options, not as file names."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", readme, re.S).group(1)
+    config = yaml.safe_load(block)
+    source, home = hook_repo
+    config["repos"][0].update(repo=str(source), rev=git(source, "rev-parse", "HEAD").strip())
+    (cluster,) = [arg for arg in config["repos"][0]["hooks"][0]["args"] if arg.endswith(".json")]
+    write_files(tmp_path, {".pre-commit-config.yaml": yaml.safe_dump(config),
+                           cluster: SNAPSHOT, "kafka/plans/move.json": BAD_PLAN})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    env = {**FRESH, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    done = subprocess.run([tool("pre-commit"), "run", "--all-files"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert "no such file" not in done.stdout + done.stderr
+    assert done.returncode == 1 and "PL201" in done.stdout, done.stdout + done.stderr
+
+
 @pytest.fixture
 def two_clusters(tmp_path):
     """A GitOps repository with one directory per cluster (tests/realworld/gitops), clean."""
