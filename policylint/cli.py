@@ -190,6 +190,10 @@ def lint(
         None, "--write-baseline", metavar="FILE",
         help="Record today's findings in FILE, so that later runs with --baseline report only "
              "new ones; this run then exits 0."),
+    show_suppressed: bool = typer.Option(
+        False, "--show-suppressed",
+        help="Show suppressed findings too (text, concise): by default they are counted in "
+             "the summary only. JSON and SARIF always carry them, marked suppressed."),
     force: bool = typer.Option(False, "--force",
                                help="Let --report and --write-baseline replace an existing "
                                     "file that is not policylint's own output."),
@@ -275,7 +279,7 @@ def lint(
         rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
                     for report_fmt, file in extra]
         output = _statistics(result, fmt) if statistics else \
-            render(fmt, result, color=use_color, quiet=quiet)
+            render(fmt, result, color=use_color, quiet=quiet, show_suppressed=show_suppressed)
     _check_targets(extra, named + result.read, force, rendered)  # every report or none
     sys.stdout.write(output)
     if verbose:

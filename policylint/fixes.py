@@ -119,22 +119,35 @@ def _line_delete(fix: Fix) -> LineFix | None:
     return LineFix(doc.source, line, indent + comment.group(1) if comment else None)
 
 
+_HEADER = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*(?=---(?:[ \t]|\n|$))")
+
+
 def _rewritten(text: str, findings: list[Finding]) -> tuple[str, list[int]]:
     """The text with the findings' structural fixes, through ruamel's round trip; the line
-    of the entry each fix that applies changes."""
+    of the entry each fix that applies changes. The file's line endings (CRLF) and the
+    comments above its first ``---`` (a licence, a header), which ruamel would not keep, are
+    put back as they were."""
     from ruamel.yaml import YAML  # only for --fix and --diff
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    body = text.replace("\r\n", "\n") if crlf else text
+    header = _HEADER.match(body)
+    head = header.group() if header and header.group() else ""
+    body = body[len(head):]
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 2**16  # never fold a long line
-    yaml.explicit_start = text.lstrip().startswith("---")
-    documents = list(yaml.load_all(text))
+    yaml.explicit_start = body.lstrip().startswith("---")
+    documents = list(yaml.load_all(body))
+    offset = head.count("\n")
     changed = [_change(documents, finding) for finding in findings]
     out = io.StringIO()
     yaml.dump_all(documents, out)
-    fixed = out.getvalue()
+    fixed = head + out.getvalue()
     if not text.endswith("\n") and fixed.endswith("\n"):
         fixed = fixed[:-1]
-    return fixed, [line for line in changed if line is not None]
+    if crlf:
+        fixed = fixed.replace("\n", "\r\n")
+    return fixed, [line + offset for line in changed if line is not None]
 
 
 def _edited(before: list[str], after: list[str], edits: dict[int, str | None]) -> list[str] | None:
@@ -173,11 +186,12 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
     for source, lines in by_source.values():
         before = source.text.splitlines(True)
         after = list(before)
+        ending = "\r\n" if before and before[0].endswith("\r\n") else "\n"  # the file's
         for line in sorted(lines, reverse=True):
             text = before[line - 1]
             indent = text[:len(text) - len(text.lstrip(" "))]
             after.insert(line - 1, f"{indent}# policylint: disable={','.join(sorted(lines[line]))}"
-                                   f"{' ' + reason if reason else ''}\n")
+                                   f"{' ' + reason if reason else ''}{ending}")
         text = "".join(after)
         problem = _same_values(source, source.text, text)
         diff = "".join(difflib.unified_diff(before, after, f"a/{source.name}",

@@ -152,3 +152,44 @@ def test_add_noqa_keeps_a_block_scalar_as_it_is(tmp_path):
     fixed = (tmp_path / "t.yaml").read_text()
     assert fixed.count("# policylint: disable=PL302") == 1
     assert "      kept as written\n      min.insync.replicas: 3\n" in fixed
+
+
+CRLF_TOPIC = ("apiVersion: kafka.strimzi.io/v1beta2\r\nkind: KafkaTopic\r\nmetadata: {name: o}\r\n"
+              "spec:\r\n  replicas: 3\r\n  config:\r\n    min.insync.replicas: 4  # x\r\n")
+
+
+def test_fix_keeps_crlf_line_endings_byte_for_byte(tmp_path):
+    (tmp_path / "t.yaml").write_bytes(CRLF_TOPIC.encode())
+    (tmp_path / "policy.yaml").write_text("{}\n")
+    code, _, err = run(tmp_path, "t.yaml", "--fix", "--select", "PL301")
+    assert (tmp_path / "t.yaml").read_bytes() == \
+        CRLF_TOPIC.replace("replicas: 4", "replicas: 2").encode(), err
+
+
+def test_fix_keeps_the_comments_above_the_first_document_start(tmp_path):
+    text = "# Copyright the team\n# the orders topic\n\n---\n" + TOPIC.split("\n", 1)[1]
+    write_files(tmp_path, {"t.yaml": text, "policy.yaml": "kafka_version: '4.0'\n"})
+    code, _, err = run(tmp_path, "t.yaml", "--fix")
+    assert code == 0, err
+    assert (tmp_path / "t.yaml").read_text() == text.replace(
+        "min.insync.replicas: 3", "min.insync.replicas: 2").replace(
+        "    message.format.version: '2.8'\n", "")
+
+
+def test_add_noqa_keeps_crlf_line_endings(tmp_path):
+    (tmp_path / "t.yaml").write_bytes(CRLF_TOPIC.encode())
+    (tmp_path / "policy.yaml").write_text("{}\n")
+    run(tmp_path, "t.yaml", "--add-noqa", "--select", "PL301")
+    data = (tmp_path / "t.yaml").read_bytes()
+    assert b"# policylint: disable=PL301\r\n    min.insync" in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+
+
+def test_suppressed_findings_are_counted_not_shown_unless_asked(tmp_path):
+    (tmp_path / "t.yaml").write_bytes(CRLF_TOPIC.encode())
+    (tmp_path / "policy.yaml").write_text("{}\n")
+    run(tmp_path, "t.yaml", "--add-noqa", "--select", "PL301")
+    code, out, _ = run(tmp_path, "t.yaml", "--select", "PL301")
+    assert code == 0 and "PL301" not in out and "1 suppressed" in out
+    code, out, _ = run(tmp_path, "t.yaml", "--select", "PL301", "--show-suppressed")
+    assert "PL301 [suppressed]" in out

@@ -136,10 +136,13 @@ def test_report_files_are_written_besides_stdout(tmp_path, monkeypatch):
     for umask, mode in ((0o022, 0o644), (0o027, 0o640)):  # as the user creates files
         before = os.umask(umask)
         try:
-            CliRunner().invoke(app, ["lint", "p.json", "--report", "json:out.json"])
+            CliRunner().invoke(app, ["lint", "p.json", "--report", f"json:new-{umask}.json"])
         finally:
             os.umask(before)
-        assert (tmp_path / "out.json").stat().st_mode & 0o777 == mode
+        assert (tmp_path / f"new-{umask}.json").stat().st_mode & 0o777 == mode
+    os.chmod(tmp_path / "out.json", 0o600)  # a report written again keeps its mode
+    CliRunner().invoke(app, ["lint", "p.json", "--report", "json:out.json"])
+    assert (tmp_path / "out.json").stat().st_mode & 0o777 == 0o600
     bad = CliRunner().invoke(app, ["lint", "p.json", "--report", "xml:out.xml"])
     assert bad.exit_code == 2 and "FORMAT:FILE" in bad.stderr
     missing = CliRunner().invoke(app, ["lint", "p.json", "--report", "json:no/such/dir/x"])

@@ -7,9 +7,10 @@ from ..words import shown
 from .text import location, trailer
 
 
-def render(result, quiet: bool = False, **_) -> str:
-    lines = [f"{location(f)}: {f.rule} [{f.severity}] {shown(' '.join(f.message.split()))}"
-             for f in result.findings if not f.suppressed]
+def render(result, quiet: bool = False, show_suppressed: bool = False, **_) -> str:
+    lines = [f"{location(f)}: {f.rule} [{'suppressed' if f.suppressed else f.severity}] "
+             f"{shown(' '.join(f.message.split()))}"
+             for f in result.findings if show_suppressed or not f.suppressed]
     if not quiet:
         lines += trailer(result)
     return "\n".join(lines) + "\n" if lines else ""

@@ -35,15 +35,20 @@ UNKNOWN_VALUE = ("subject", "a value it needs is an unknown value (a template pl
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 
 
-def render(result, color: bool = False, quiet: bool = False, **_) -> str:
+def render(result, color: bool = False, quiet: bool = False, show_suppressed: bool = False,
+           **_) -> str:
     """Each finding as ``path:line:col: CODE [severity] message`` (a line editors and
-    terminals turn into a link), then its source line with a caret under the column."""
+    terminals turn into a link), then its source line with a caret under the column.
+    Suppressed findings are counted in the summary and shown only when asked
+    (``--show-suppressed``), dimmed and said so."""
     def paint(text: str, style: str) -> str:
         return f"\033[{_COLOURS[style]}m{text}\033[0m" if color else text
 
     lines: list[str] = []
     for f in result.findings:
         if f.suppressed:  # dimmed and said so: it fails nothing
+            if not show_suppressed:
+                continue
             lines.append(paint(f"{location(f)}: {f.rule} [suppressed] {shown(f.message)} "
                                f"({f.severity}; {shown(f.justification or '')})", "dim"))
             continue
