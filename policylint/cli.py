@@ -41,6 +41,11 @@ def _is_utf8(text: str) -> bool:
         return False
 
 
+def _say(line: str) -> None:
+    """A line on stderr, with what an input put in it shown escaped."""
+    sys.stderr.write(_one_line(line) + "\n")
+
+
 def _one_line(message: str) -> str:
     """One line, with any control character a name held shown escaped."""
     from .words import shown
@@ -285,13 +290,13 @@ def lint(
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started)
     if not result.files:
-        sys.stderr.write("policylint: warning: no Kafka topic declaration, cluster, plan or "
-                         "snapshot found in " + " ".join(paths or ["."])
-                         + _ignored_hint(paths or ["."], respect_gitignore) + "\n")
+        _say("policylint: warning: no Kafka topic declaration, cluster, plan or snapshot "
+             "found in " + " ".join(paths or ["."])
+             + _ignored_hint(paths or ["."], respect_gitignore))
     if write_baseline:
         from .words import count
-        sys.stderr.write(f"policylint: wrote {count(len(result.findings), 'finding')} to the "
-                         f"baseline {write_baseline}\n")
+        _say(f"policylint: wrote {count(len(result.findings), 'finding')} to the baseline "
+             f"{write_baseline}")
         fail_on = "never"
     raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
 
@@ -330,12 +335,11 @@ def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
     from .words import count
     chosen = policies.load(policy)
     ran = sorted({f.rule for f in result.findings})
-    sys.stderr.write(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
-                     f"skipped {len(result.skipped)}"
-                     + "".join(f"\npolicylint: skipped {_one_line(name)}: {_one_line(why)}"
-                               for name, why in result.skipped)
-                     + f"\npolicylint: findings from {', '.join(ran) or 'no rule'}; "
-                     f"{seconds:.2f} s\n")
+    _say(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
+         f"skipped {len(result.skipped)}")
+    for name, why in result.skipped:
+        _say(f"policylint: skipped {name}: {why}")
+    _say(f"policylint: findings from {', '.join(ran) or 'no rule'}; {seconds:.2f} s")
 
 
 def _statistics(result, fmt: str) -> str:
@@ -358,8 +362,7 @@ def _left(outcomes: list, verb: str) -> list:
     why, on stderr ("t.yaml not fixed: ...")."""
     for outcome in outcomes:
         if outcome.problem:
-            sys.stderr.write(f"policylint: {_one_line(outcome.file)} not {verb}: "
-                             f"{_one_line(outcome.problem)}\n")
+            _say(f"policylint: {outcome.file} not {verb}: {outcome.problem}")
     return [o for o in outcomes if not o.problem]
 
 
