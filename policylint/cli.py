@@ -346,15 +346,18 @@ def _statistics(result, fmt: str) -> str:
     """Findings counted by rule, most first (as ruff's --statistics): a JSON array with
     --format json, else a table."""
     from collections import Counter
-    counted = Counter((f.rule, f.name, f.severity) for f in result.findings if not f.suppressed)
+    active = [f for f in result.findings if not f.suppressed]
+    counted = Counter((f.rule, f.name, f.severity) for f in active)
+    fixable = Counter((f.rule, f.name, f.severity) for f in active if f.fix)
     rows = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
     if fmt == "json":
         import json
-        return json.dumps([{"rule": rule, "name": name, "severity": severity, "count": n}
+        return json.dumps([{"rule": rule, "name": name, "severity": severity, "count": n,
+                            "fixable": fixable[rule, name, severity]}
                            for (rule, name, severity), n in rows], indent=2) + "\n"
     width = len(str(max(counted.values(), default=0)))
-    return "".join(f"{n:>{width}}  {rule}  {severity:<7}  {name}\n"
-                   for (rule, name, severity), n in rows)
+    return "".join(f"{n:>{width}}  {rule}  {'[*]' if fixable[rule, name, severity] else '   '}  "
+                   f"{severity:<7}  {name}\n" for (rule, name, severity), n in rows)
 
 
 def _left(outcomes: list, verb: str) -> list:
@@ -554,11 +557,25 @@ def audit(
 
 
 @app.command("rules")
-def list_rules() -> None:
+def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
+                                       metavar="text|json",
+                                       help="text (a table) or json (for tools).")) -> None:
     """List every rule: code, name, default severity and summary."""
+    from . import policy as policies
     from .registry import all_rules
     with _exit_2_on_errors():
         rules = all_rules()
+        default = policies.load_pack("default")
+    if fmt == "json":
+        import json
+        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
+                                "default_enabled": default.enabled(r) and r.applies(
+                                    default.options(r)),
+                                "fixable": r.fixable, "summary": r.summary(),
+                                "url": r.help_uri()} for r in rules.values()], indent=2))
+        return
+    if fmt != "text":
+        _fail(f"--format for rules is text or json, not {fmt!r}")
     rows = [(r.code, r.name, r.severity, r.summary()) for r in rules.values()]
     width = max(len(name) for _, name, _, _ in rows)
     for code, name, severity, summary in rows:

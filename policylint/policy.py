@@ -130,6 +130,11 @@ def load(path: str | Path | None = None) -> Policy:
     return _resolve(_read(found), display_name(found), [])
 
 
+def load_pack(name: str) -> Policy:
+    """A built-in pack (``default``, ``strict``, ``kip409``) as a policy."""
+    return _resolve(_pack(name), name, [])
+
+
 def _pack(name: str) -> tuple[dict, Document | None, Path | None]:
     # found by the import system, not importlib.resources (whose import costs every run 5 ms)
     spec = importlib.util.find_spec("policylint.policies")

@@ -77,6 +77,8 @@ class Rule:
     #: the config keys without which ``check`` has nothing to say of a manifest: set, only
     #: manifests that set one of them are passed to it (10,000 manifests, a few with them)
     config_keys: ClassVar[frozenset[str] | None] = None
+    #: whether ``--fix`` can resolve some of its findings (those that carry a ``fix``)
+    fixable: ClassVar[bool] = False
     #: where the rule's documentation is published (SARIF's ``helpUri``, ``explain``); a
     #: built-in rule's is its page in docs/rules, made from its docstring
     url: ClassVar[str | None] = None

@@ -61,12 +61,12 @@ def test_json_contract(repo):
     assert out["version"] == 1
     assert out["tool"] == {"name": "policylint", "version": __version__}
     assert set(out["summary"]) == {"files", "error", "warning", "note", "suppressed",
-                                   "unchecked", "skipped"}
+                                   "unchecked", "skipped", "fixable"}
     assert out["summary"]["files"] == 2
     assert out["summary"]["unchecked"] == {"PL201": 0}
     first = out["findings"][0]
     assert list(first) == ["rule", "name", "severity", "message", "file", "line", "column",
-                           "topic", "partition", "suppressed", "related", "subjects"]
+                           "topic", "partition", "suppressed", "related", "subjects", "url", "fix"]
     rules = [(f["rule"], f["file"], f["partition"]) for f in out["findings"]]
     assert ("PL201", "plans/grow.json", 0) in rules
     assert ("PL115", "plans/grow.json", 0) in rules
@@ -82,8 +82,10 @@ def test_text_output_clickable_with_summary(repo):
     lines = result.stdout.splitlines()
     assert any(line.startswith("plans/grow.json:1:79: PL201 [error] ") and
                "changed from 3 to 4" in line for line in lines)
-    assert any(line.startswith("topics/orders.yaml:6:33: PL302 [warning] ") for line in lines)
-    assert lines[-1].startswith("Found ") and "in 3 files" in lines[-1]
+    assert any(line.startswith("topics/orders.yaml:6:33: PL302 [*] [warning] ")
+               for line in lines)
+    assert "Found " in lines[-2] and "in 3 files" in lines[-2]
+    assert lines[-1] == "[*] 1 finding fixable with --fix (--diff shows how)."
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
 
 
@@ -183,12 +185,12 @@ def test_config_is_the_policy_option_and_h_is_help(repo):
 def test_statistics_and_quiet(repo):
     result = invoke("lint", "plans", "topics", "--cluster", "clusters/prod.yaml", "--statistics")
     assert result.exit_code == 1
-    assert result.stdout.splitlines() == ["1  PL115  error    unknown-broker",
-                                          "1  PL201  error    rf-change",
-                                          "1  PL203  error    rf-exceeds-brokers",
-                                          "1  PL302  warning  min-isr-equals-rf"]
+    assert result.stdout.splitlines() == ["1  PL115       error    unknown-broker",
+                                          "1  PL201       error    rf-change",
+                                          "1  PL203       error    rf-exceeds-brokers",
+                                          "1  PL302  [*]  warning  min-isr-equals-rf"]
     quiet = invoke("lint", "topics", "--format", "concise", "-q").stdout
-    assert quiet == ("topics/orders.yaml:6:33: PL302 [warning] topic orders: "
+    assert quiet == ("topics/orders.yaml:6:33: PL302 [*] [warning] topic orders: "
                      "min.insync.replicas=3 equals the replication factor 3: one broker down "
                      "blocks acks=all producers\n")
 

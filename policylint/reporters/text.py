@@ -52,7 +52,7 @@ def render(result, color: bool = False, quiet: bool = False, show_suppressed: bo
             lines.append(paint(f"{location(f)}: {f.rule} [suppressed] {shown(f.message)} "
                                f"({f.severity}; {shown(f.justification or '')})", "dim"))
             continue
-        lines.append(f"{paint(location(f), 'bold')}: {f.rule} "
+        lines.append(f"{paint(location(f), 'bold')}: {f.rule}{FIXABLE if f.fix else ''} "
                      f"{paint(f'[{f.severity}]', f.severity)} {shown(f.message)}")
         lines += [paint(line, "dim") if i != 2 else paint(line, f.severity)
                   for i, line in enumerate(source_excerpt(f))]
@@ -83,9 +83,16 @@ def source_excerpt(f) -> list[str]:
     return [f" {pad} |", f" {number} | {excerpt}", f" {pad} | {caret}"]
 
 
+#: the mark of a finding --fix resolves (ruff's)
+FIXABLE = " [*]"
+
+
 def trailer(result) -> list[str]:
-    """The summary line, and what was skipped, baselined or could not be checked."""
+    """The summary line, and what is fixable, skipped, baselined or could not be checked."""
     lines = [summary_line(result)]
+    fixable = sum(1 for f in result.findings if f.fix and not f.suppressed)
+    if fixable:
+        lines.append(f"[*] {count(fixable, 'finding')} fixable with --fix (--diff shows how).")
     if result.skipped:
         names = ", ".join(f"{shown(name)} ({shown(why)})" for name, why in result.skipped[:5]) \
             + (", ..." if len(result.skipped) > 5 else "")

@@ -45,8 +45,6 @@ class MinIsrRule(Rule):
         differs between releases (PL301)."""
         return ""
 
-    #: whether --fix lowers the topic's own minISR to RF - 1 (never below PL303's minimum)
-    fixable = False
 
     def check(self, target, ctx, options):
         if isinstance(target, TopicSpec):

@@ -30,5 +30,6 @@ class UnusedSuppression(Rule):
     finding is fixed.
     """
     code = "PL122"
+    fixable = True
     name = "unused-suppression"
     severity = "warning"

@@ -36,6 +36,7 @@ class UnknownTopicConfig(Rule):
     ```
     """
     code = "PL601"
+    fixable = True
     name = "unknown-topic-config"
     severity = "error"
     targets = ("manifest", "snapshot")

@@ -35,6 +35,7 @@ class BrokerConfigAtTopicLevel(Rule):
     ```
     """
     code = "PL602"
+    fixable = True
     name = "broker-config-at-topic-level"
     severity = "error"
     targets = ("manifest", "snapshot")

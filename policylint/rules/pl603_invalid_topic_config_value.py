@@ -39,6 +39,7 @@ class InvalidTopicConfigValue(Rule):
     ```
     """
     code = "PL603"
+    fixable = True
     name = "invalid-topic-config-value"
     severity = "error"
     targets = ("manifest", "snapshot")

@@ -32,6 +32,7 @@ class RemovedTopicConfig(Rule):
     / the metadata version.
     """
     code = "PL605"
+    fixable = True
     name = "removed-topic-config"
     severity = "warning"
     targets = ("manifest", "snapshot")

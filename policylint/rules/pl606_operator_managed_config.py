@@ -29,6 +29,7 @@ class OperatorManagedConfig(Rule):
     Leave them out of the manifest; throttle with `--throttle` on the reassignment.
     """
     code = "PL606"
+    fixable = True
     name = "operator-managed-config"
     severity = "warning"
     targets = ("manifest",)
