@@ -288,7 +288,7 @@ def lint(
     _check_targets(extra, named + result.read, force, rendered)  # every report or none
     sys.stdout.write(output)
     if verbose:
-        _say_what_ran(result, policy, time.perf_counter() - started)
+        _say_what_ran(result, policy, time.perf_counter() - started, paths or ["."])
     if not result.files:
         _say("policylint: warning: no Kafka topic declaration, cluster, plan or snapshot "
              "found in " + " ".join(paths or ["."])
@@ -330,10 +330,10 @@ def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
         _fail(f"{spec}: {exc.strerror or exc}")
 
 
-def _say_what_ran(result, policy: Optional[str], seconds: float) -> None:
+def _say_what_ran(result, policy: Optional[str], seconds: float, paths: list[str]) -> None:
     from . import policy as policies
     from .words import count
-    chosen = policies.load(policy)
+    chosen = policies.load(policy, policies.start_of(paths))
     ran = sorted({f.rule for f in result.findings})
     _say(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
          f"skipped {len(result.skipped)}")

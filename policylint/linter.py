@@ -35,7 +35,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     (each is kept to locate findings), else 2,000,000. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
-    chosen = policies.load(policy)
+    chosen = policies.load(policy, policies.start_of(paths))
     if kafka_version is not None:
         chosen.kafka_version = kafka_version
     check_selectors((select or []) + (ignore or []))

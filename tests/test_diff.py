@@ -104,8 +104,10 @@ def test_shallow_clone_without_the_ref(repo, tmp_path_factory, monkeypatch):
 def test_path_outside_the_repository(repo, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside")
     (outside / "t.yaml").write_text(topic("x"))
-    code, _, err = run("--base", "main", str(outside / "t.yaml"))
+    code, _, err = run("--base", "main", "topics", str(outside / "t.yaml"))
     assert code == 2 and "is outside the git repository" in err
+    code, _, err = run("--base", "main", str(outside / "t.yaml"))  # its own: none
+    assert code == 2 and f"{outside} is not inside one" in err
 
 
 def test_not_a_repository(tmp_path, monkeypatch):

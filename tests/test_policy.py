@@ -128,3 +128,28 @@ def test_the_policy_applies_to_a_run_with_no_topic_plan_or_cluster(cwd):
     (cwd / ".policylint.yaml").write_text("extends: strict\n")
     (cwd / "a.yaml").write_text("x: 1\n")
     assert [(f.rule, f.severity) for f in findings(["a.yaml"])] == [("PL102", "error")]
+
+
+def test_the_policy_and_git_are_found_from_the_paths_linted(tmp_path, monkeypatch):
+    """``cd ~ && policylint lint ~/src/repo/kafka``: that repository's policy, and --base
+    in its git repository."""
+    import subprocess
+    repo = tmp_path / "repo"
+    (repo / "kafka").mkdir(parents=True)
+    (repo / ".policylint.yaml").write_text("rules:\n  PL302: {enabled: false}\n")
+    topic = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: o}\n"
+             "spec: {replicas: %d, config: {min.insync.replicas: 3}}\n")
+    (repo / "kafka" / "t.yaml").write_text(topic % 3)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.email=a@b", "-c", "user.name=n", "commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "kafka" / "t.yaml").write_text(topic % 4)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    from policylint.linter import lint
+    (repo / "kafka" / "t.yaml").write_text(topic % 3)
+    assert [f.rule for f in lint([str(repo / "kafka")], select=["PL302"]).findings] == []
+    (repo / "kafka" / "t.yaml").write_text(topic % 4)
+    found = lint([str(repo / "kafka")], select=["PL202"], base="HEAD").findings
+    assert [f.rule for f in found] == ["PL202"]

@@ -46,7 +46,10 @@ def files_at(ref: str, paths: list[str]) -> list[tuple[str, bytes]]:
     """``(display name, bytes)`` of the YAML and JSON files under ``paths`` at ``ref``, chosen
     as a directory walk of the working tree would choose them (hidden entries are skipped
     below a directory, a file named directly is always taken)."""
-    root = repo_root()
+    # the repository of the paths linted, wherever policylint is run from
+    from ..policy import start_of
+    start = start_of(paths)
+    root = repo_root(str(start) if start is not None else ".")
     commit = resolve(ref, root)
     specs = []
     for raw in paths:
