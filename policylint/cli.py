@@ -548,7 +548,9 @@ def audit(
         try:
             __import__(needed)
         except ImportError:
-            _fail(f"this audit needs {needed}: pip install 'policylint[spark]'")
+            extra = "spark" if needed == "pyspark" else "audit"  # the smallest that has it
+            _fail(f"this audit needs {needed}: pip install 'policylint[{extra}]'"
+                  + (" (or --format json)" if needed == "pyarrow" else ""))
     with _exit_2_on_errors("audit failed"):  # Spark's errors are long: the first line says what
         code = run_audit(source, output, input_format=input_format, fmt=fmt, master=master,
                          policy=policy, select=_codes(select), ignore=_codes(ignore),

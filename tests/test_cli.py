@@ -234,3 +234,16 @@ def test_a_cluster_file_that_is_no_cluster_is_exit_2_naming_what_it_is(repo):
             result.output
     result = invoke("lint", "topics", "--cluster", "plans/grow.json")
     assert result.exit_code == 2 and "holds a reassignment plan, not a cluster" in result.output
+
+
+def test_audit_refuses_what_is_not_a_fleet(tmp_path):
+    """A folder of topic declarations or a plan is no fleet: one line, exit 2, nothing
+    written (it printed '0 clusters' and exited 0)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "t.yaml").write_text("apiVersion: kafka.strimzi.io/v1beta2\n"
+                                            "kind: KafkaTopic\nmetadata: {name: t}\n")
+    (tmp_path / "in" / "plan.json").write_text('{"version": 1, "partitions": []}')
+    result = CliRunner().invoke(app, ["audit", str(tmp_path / "in"), "--output",
+                                      str(tmp_path / "out"), "--format", "json"])
+    assert result.exit_code == 2 and "holds no ClusterSnapshot" in result.stderr
+    assert "policylint lint" in result.stderr and not (tmp_path / "out").exists()

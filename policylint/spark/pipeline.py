@@ -59,6 +59,7 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
     say(f"engine: {engine}: {why}")
     if engine == "local":
         findings, captures = audit_locally(source, chosen, select, ignore)
+        _a_fleet(captures, source)
         write_table(findings, f"{output}/findings", fmt, FINDING_COLUMNS, by_cluster=True)
         summary = summarize(findings)
         write_table(summary, f"{output}/summary", fmt, SUMMARY_COLUMNS, by_cluster=False)
@@ -80,6 +81,16 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
     return int(any(SEVERITY_RANK[r["severity"]] >= floor for r in overview.latest))
 
 
+def _a_fleet(captures: dict, source: str) -> None:
+    """InputError, before anything is written, for an input that holds no snapshot: topic
+    declarations and plans are lint's, not the audit's."""
+    if not captures:
+        from ..sources import InputError
+        raise InputError(f"{source} holds no ClusterSnapshot (every file there was skipped): "
+                         "audit reads a fleet's snapshots (policylint snapshot -o FILE); lint "
+                         "topic declarations and plans with policylint lint")
+
+
 def _on_spark(source, output, input_format, fmt, master, chosen, select, ignore, engine,
               verbose):
     """The findings of each cluster's two latest captures, and each cluster's captures."""
@@ -91,6 +102,8 @@ def _on_spark(source, output, input_format, fmt, master, chosen, select, ignore,
     stage(f"reading {'snapshot files' if input_format == 'files' else input_format} from "
           f"{source}")
     fleet = read(spark, source, input_format)
+    if input_format == "files" and not fleet.clusters.take(1):
+        _a_fleet({}, source)
     findings = audit(fleet, chosen, select, ignore,
                      engine="fallback" if engine == "spark-generic" else "native",
                      stage=lambda s: stage(f"rules {s}")).persist()
