@@ -50,3 +50,25 @@ def count(n: int, word: str, many: str | None = None) -> str:
 def subject(topic: str, partition: int | None) -> str:
     """``topic t`` or ``partition t-0``."""
     return f"topic {topic}" if partition is None else f"partition {topic}-{partition}"
+
+
+_TIME = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000))
+_SIZE = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+
+
+def duration(ms: int) -> str:
+    """``7d``, ``1h``, ``90s``, ``250ms``: milliseconds in the largest unit that divides
+    them (what an operator reads, not 604800000)."""
+    for unit, size in _TIME:
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def size(n: int) -> str:
+    """``1 GiB``, ``512 MiB``, ``1000 bytes``: bytes in the largest binary unit that divides
+    them."""
+    for unit, step in _SIZE:
+        if n and n % step == 0:
+            return f"{n // step} {unit}"
+    return count(n, "byte")

@@ -42,7 +42,7 @@ class TopicDeleted(Rule):
                 continue
             finding = self.finding(
                 f"topic {old.name}: its manifest at {ctx.base_ref} ({old.doc.source.name}) is "
-                "gone; merging this deletes the topic and its data where the topic operator "
-                "manages it", topic=old.name)
+                "gone; where its operator manages it (and the cluster allows deletion), "
+                "merging this deletes the topic and its data", topic=old.name)
             finding.file = old.doc.source.name
             yield finding

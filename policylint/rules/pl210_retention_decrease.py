@@ -1,6 +1,7 @@
 from ..diff import at, matched
 from ..kafka_configs import effective_retention
 from ..rule import Rule
+from ..words import duration, size
 
 KEYS = ("retention.ms", "retention.bytes")
 
@@ -57,8 +58,9 @@ class RetentionDecrease(Rule):
                 if old is None or now is None or now < 0:
                     continue
                 if old < 0 or now * options["max_factor"] < old:
+                    said = duration if key == "retention.ms" else size
                     yield self.finding(
-                        self.say(topic=new.name, key=key, new=now, before=before,
-                                 old="unlimited (-1)" if old < 0 else old),
+                        self.say(topic=new.name, key=key, new=said(now), before=before,
+                                 old="unlimited (-1)" if old < 0 else said(old)),
                         at=new.config_at(key) if own else new.where("config"),
                         topic=new.name)

@@ -42,7 +42,7 @@ class UnknownTopicConfig(Rule):
     targets = ("manifest", "snapshot")
     reads_partitions = False
     spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
-    message = "topic {topic}: {key} is not a topic config of Kafka {release}{hint}"
+    message = "topic {topic}: \"{key}\" is not a topic config of Kafka {release}{hint}"
 
     #: the unknown keys of one topic's config that get a suggestion: a config of hundreds
     #: of unknown keys holds no typo worth a second each (a hostile file of 20,000 took 16 s)

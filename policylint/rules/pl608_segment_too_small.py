@@ -1,7 +1,8 @@
 from .. import kafka_configs
 from ..rule import Rule
+from ..words import size
 
-KEYS = {"segment.ms": ("min_ms", "ms"), "segment.bytes": ("min_bytes", "bytes")}
+KEYS = {"segment.ms": "min_ms", "segment.bytes": "min_bytes"}  # key -> its option
 
 
 class SegmentTooSmall(Rule):
@@ -10,7 +11,8 @@ class SegmentTooSmall(Rule):
     ## What it does
     Reports a topic whose `segment.ms` is below the option `min_ms` (default 600000: ten
     minutes) or whose `segment.bytes` is below `min_bytes` (default 16777216: 16 MiB), at
-    the value. Kafka accepts any `segment.ms` from 1 and any `segment.bytes` from 14.
+    the value. Kafka accepts any `segment.ms` from 1, and `segment.bytes` from 14 bytes
+    before 4.0 and from 1 MiB since (KIP-1030): a value Kafka refuses is PL603's alone.
 
     ## Why is this bad?
     Every partition then rolls a new segment, with its index files and memory maps, that
@@ -42,16 +44,24 @@ class SegmentTooSmall(Rule):
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min_ms": {"type": "integer", "minimum": 1, "default": 600000},
         "min_bytes": {"type": "integer", "minimum": 14, "default": 16777216}}}
-    message = ("topic {topic}: {key}={value} rolls a new segment every {value} {unit} on "
-               "every partition (the policy's minimum is {minimum})")
+    message = ("topic {topic}: {key}={value} rolls a new segment {how} on every partition "
+               "(the policy's minimum is {minimum})")
+    #: when Kafka rolls: on the first append past the age (not on a timer), past the size
+    HOW = {"segment.ms": "at the first write after each {value} ms",
+           "segment.bytes": "every {value} written"}
 
     def check(self, target, ctx, options):
+        releases = ctx.kafka_window(target)
         for config in ctx.topic_configs(target):
             for key in KEYS.keys() & config.config.keys():
-                option, unit = KEYS[key]
+                option = KEYS[key]
                 value = kafka_configs.number(config.config[key],
                                              "int" if key == "segment.bytes" else "long")
-                if value is not None and 0 < value < options[option]:
-                    yield self.finding(self.say(topic=config.topic, key=key, value=value,
-                                                unit=unit, minimum=options[option]),
-                                       at=config.value_at(key), topic=config.topic)
+                if value is None or not 0 < value < options[option] or any(
+                        kafka_configs.judge(r, key, config.config[key])[0] for r in releases):
+                    continue  # none too small, or one Kafka refuses: PL603's finding
+                how = self.HOW[key].format(value=size(value) if key == "segment.bytes"
+                                           else value)
+                yield self.finding(self.say(topic=config.topic, key=key, value=value,
+                                            how=how, minimum=options[option]),
+                                   at=config.value_at(key), topic=config.topic)

@@ -42,7 +42,7 @@ class InternalTopicRfTooLow(Rule):
     reads_partitions = False
     spark_frame = "configs"  # decided once per distinct config (policylint.spark.shapes)
     message = ("cluster {cluster}: {setting} with {brokers} brokers: {topic} has fewer "
-               "replicas than it could, and one broker down {effect}")
+               "replicas than it could; {down} down {effect}")
 
     def check(self, profile, ctx, options):
         count = profile.broker_count
@@ -52,9 +52,14 @@ class InternalTopicRfTooLow(Rule):
             value, at = setting(profile, key)
             if value is not None and 0 < value < min(3, count):
                 yield self.finding(self.say(cluster=profile.name, setting=said(key, value, at),
-                                            brokers=count, topic=topic, effect=_DOWN[key]),
+                                            brokers=count, topic=topic, effect=_DOWN[key],
+                                            down="one broker" if value == 1 else
+                                            f"{value} brokers"),
                                    at=where(profile, at))
 
 
-_DOWN = {"offsets.topic.replication.factor": "loses consumer groups' committed offsets",
-         "transaction.state.log.replication.factor": "blocks transactions"}
+_DOWN = {"offsets.topic.replication.factor":
+         "and the consumer groups whose offsets it held cannot commit or read them until it "
+         "returns (a lost disk loses them)",
+         "transaction.state.log.replication.factor":
+         "and the transactions it coordinated block until it returns"}

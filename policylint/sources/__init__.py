@@ -320,7 +320,8 @@ def validate(kind: str, doc: Document) -> list:
         # violation JSON Schema found covers it
         errors = schema.explain(doc.data)
         typed = _typed_error(str(exc))
-        if not any(typed[0][:len(path)] == path for path, _ in errors):
+        if not any(typed[0][:len(path)] == path or path[:len(typed[0])] == typed[0]
+                   for path, _ in errors):  # one found beside it, above it or below it
             errors.append(typed)
         return errors
     return []
