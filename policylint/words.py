@@ -21,9 +21,19 @@ def shown(text: str) -> str:
     its own (a GitHub workflow command, ``::error``)."""
     if _CONTROL.search(text) is None:  # the usual: nothing to escape, nothing copied
         return text
-    return _CONTROL.sub(lambda m: _NAMED.get(m.group()) or
-                        (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                         else f"\\u{ord(m.group()):04x}"), text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if 0xdc80 <= code <= 0xdcff:  # a byte of a name that is not UTF-8: that byte
+        return f"\\x{code - 0xdc00:02x}"
+    return f"\\u{code:04x}"
 
 
 def line_start(text: str) -> str:

@@ -15,6 +15,7 @@ from policylint.linter import lint
 from policylint.model import Finding
 from policylint.registry import reporter_formats
 from policylint.reporters import render
+from policylint.words import shown
 
 from conftest import BUILT_IN
 
@@ -239,3 +240,27 @@ def test_text_shows_the_source_line_and_a_caret(tmp_path, monkeypatch):
         "factor: every acks=all write needs every replica in sync, and one broker down "
         "blocks writes; before 3.7 every acks=all produce fails (NotEnoughReplicas)",
         "   |", " 6 |   config: {min.insync.replicas: 3}", "   |                                 ^"]
+
+
+def test_output_details_a_new_user_meets(tmp_path, monkeypatch):
+    """JUnit counts that add up, policylint's own reports not listed as skipped inputs, a
+    name that is not UTF-8 shown by its byte, and a run that read nothing said so."""
+    import xml.etree.ElementTree as ElementTree
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.json").write_text('{"version": 1, "partitions": [{"topic": "t", '
+                                     '"partition": 0, "replicas": [1, 1]}, {"topic": "t", '
+                                     '"partition": 1, "replicas": []}]}')
+    (tmp_path / "notes.yaml").write_text("a: 1\n")
+    run = CliRunner().invoke(app, ["lint", ".", "--select", "PL1", "--format", "junit",
+                                   "--report", "json:report.json"])
+    suite = ElementTree.fromstring(run.stdout.split("\n", 1)[1]).find("testsuite")
+    cases = suite.findall("testcase")
+    assert int(suite.get("tests")) == len(cases) == 3  # two failures, one skipped file
+    assert int(suite.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+    assert int(suite.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
+    again = CliRunner().invoke(app, ["lint", ".", "--format", "json"])
+    assert [s["file"] for s in json.loads(again.stdout)["summary"]["skipped"]] == ["notes.yaml"]
+    assert shown("t\udcff.json") == "t\\xff.json"
+    (tmp_path / "empty").mkdir()
+    nothing = CliRunner().invoke(app, ["lint", "empty"])
+    assert nothing.stdout.startswith("Nothing to check: no Kafka topic declaration")

@@ -5,7 +5,6 @@ test case for each file with none."""
 
 from __future__ import annotations
 
-from itertools import groupby
 from xml.etree import ElementTree as ET
 
 from . import repo_relative
@@ -19,22 +18,28 @@ def _clean(text: str) -> str:
 
 
 def render(result, **_) -> str:
+    # a test case per finding (each a failure), per skipped file (skipped), and one that
+    # passes when there is neither: tests = failures + skipped + passed, as JUnit counts
     active = [f for f in result.findings if not f.suppressed]
-    by_file = {file: list(group) for file, group in
-               groupby(active, key=lambda f: repo_relative(f.file) if f.file else "(policy)")}
-    suites = ET.Element("testsuites", name="policylint", tests=str(max(len(by_file), 1)),
-                        failures=str(len(active)), errors="0")
-    suite = ET.SubElement(suites, "testsuite", name="policylint",
-                          tests=str(max(len(by_file), 1)), failures=str(len(active)),
-                          errors="0", skipped=str(len(result.skipped)))
-    for file, findings in by_file.items():
-        case = ET.SubElement(suite, "testcase", name=_clean(file), classname="policylint")
-        for f in findings:
-            where = f"{file}:{f.line}:{f.column}" if f.line is not None else file
-            failure = ET.SubElement(case, "failure", type=f"{f.rule} {f.name}",
-                                    message=_clean(f"{f.rule} [{f.severity}] {f.message}"))
-            failure.text = _clean(f"{where}: {f.rule} [{f.severity}] {f.message}")
-    if not by_file:
+    passed = not active and not result.skipped
+    tests = len(active) + len(result.skipped) + passed
+    suites = ET.Element("testsuites", name="policylint", tests=str(tests),
+                        failures=str(len(active)), errors="0")  # Jenkins' schema: no skipped
+    suite = ET.SubElement(suites, "testsuite", name="policylint", tests=str(tests),
+                          failures=str(len(active)), errors="0",
+                          skipped=str(len(result.skipped)))
+    for f in active:
+        file = repo_relative(f.file) if f.file else "(policy)"
+        where = f"{file}:{f.line}:{f.column}" if f.line is not None else file
+        case = ET.SubElement(suite, "testcase", name=_clean(f"{where} {f.rule}"),
+                             classname=_clean(file))
+        failure = ET.SubElement(case, "failure", type=f"{f.rule} {f.name}",
+                                message=_clean(f"{f.rule} [{f.severity}] {f.message}"))
+        failure.text = _clean(f"{where}: {f.rule} [{f.severity}] {f.message}")
+    for name, why in result.skipped:
+        case = ET.SubElement(suite, "testcase", name=_clean(name), classname="skipped")
+        ET.SubElement(case, "skipped", message=_clean(why))
+    if passed:
         ET.SubElement(suite, "testcase", name=f"{result.files} files", classname="policylint")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"

@@ -123,6 +123,8 @@ def summary_line(result) -> str:
     counts = result.counts()
     problems = counts["error"] + counts["warning"] + counts["note"]
     files = f"{result.files} file{'s' if result.files != 1 else ''}"
+    if not result.files and not problems and not counts["suppressed"]:
+        return "Nothing to check: no Kafka topic declaration, cluster, plan or snapshot was read."
     if not problems and not counts["suppressed"]:
         return f"No problems found in {files}."
     if not result.files:

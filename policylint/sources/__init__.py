@@ -379,6 +379,8 @@ def load(parsed: list[Parsed]) -> Inputs:
         kinds = [kind_of(doc) for doc in docs]
         roles = [formats.role(kind) for kind in kinds]
         if all(role in _UNCHECKED for role in roles):
+            if not explicit and all(_own_output(doc) for doc in docs):
+                continue  # a report or baseline policylint wrote: not an input, not skipped
             inputs.skipped.append((name, "none of policylint's kinds"))
             if explicit:
                 inputs.findings.append(_unknown(name, docs, kinds))
@@ -415,6 +417,22 @@ def declarations(documents: list[tuple[str, Document, Fields | None]], related: 
         else:
             found += made
     return found, changes
+
+
+def _own_output(doc: Document) -> bool:
+    """Whether a document is a report or baseline policylint wrote (JSON, SARIF, GitLab)."""
+    data = doc.data
+    if isinstance(data, dict):
+        tool = data.get("tool")
+        runs = data.get("runs")
+        return data.get("format") == "policylint-baseline" or (
+            isinstance(tool, dict) and tool.get("name") == "policylint") or (
+            isinstance(runs, list) and any(
+                isinstance(r, dict) and isinstance(r.get("tool"), dict) and isinstance(
+                    r["tool"].get("driver"), dict) and
+                r["tool"]["driver"].get("name") == "policylint" for r in runs))
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(i, dict) and "check_name" in i and "fingerprint" in i for i in data)
 
 
 def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:
