@@ -98,6 +98,12 @@ def _report(spec: str) -> tuple[str, str]:
     return fmt, file
 
 
+def _rule_codes() -> list[str]:
+    """Shell completion of --select: every rule's code."""
+    from .registry import all_rules
+    return list(all_rules())
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"policylint {__version__}")
@@ -128,19 +134,25 @@ def lint(
     policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
                                          help="Policy file (default: .policylint.yaml or "
                                               "[tool.policylint] in pyproject.toml, found "
-                                              "upward from the working directory)."),
+                                              "upward from the first path linted)."),
     base: Optional[str] = typer.Option(None, "--base", metavar="REF",
                                        help="Diff mode: also compare topic manifests with the "
                                             "same topics at this git ref (PL202, PL206-PL208)."),
-    fmt: Optional[str] = typer.Option(None, "--format", metavar="FORMAT",
+    fmt: Optional[str] = typer.Option(None, "--format", "--output-format", metavar="FORMAT",
+                                      autocompletion=lambda: _formats(),
                                       help="text, concise, json, sarif, github, markdown, "
                                            "junit, gitlab or checkstyle (default: github when "
                                            "GITHUB_ACTIONS=true, else text)."),
+    output_file: Optional[str] = typer.Option(
+        None, "-o", "--output-file", metavar="FILE",
+        help="Write the output to FILE instead of standard output (as a --report of the "
+             "--format: refused over a file that is not policylint's)."),
     reports: Optional[List[str]] = typer.Option(None, "--report", metavar="FORMAT:FILE",
                                                 help="Also write the result in FORMAT to FILE "
                                                      "(repeatable), e.g. --report "
                                                      "sarif:policylint.sarif."),
     select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
+                                               autocompletion=lambda: _rule_codes(),
                                                help="Only these rules: codes, code prefixes "
                                                     "(PL2) or names, comma-separated."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
@@ -251,8 +263,12 @@ def lint(
         _fail("give --cluster or --bootstrap-server, not both")
     if command_config and not bootstrap_server:
         _fail("--command-config goes with --bootstrap-server")
+    if statistics and fmt not in ("text", "json"):
+        _fail(f"--statistics prints a table (text) or JSON, not {fmt!r}")
     if write_baseline:
         extra.append(("", write_baseline))
+    if output_file:
+        extra.append((fmt, output_file))  # checked and written as a report is
     named = [p for p in [*(paths or []), *(cluster or []), current, policy, baseline]
              if p and p != "-" and os.path.isfile(p)]
     _check_targets(extra, named, force)
@@ -281,12 +297,15 @@ def lint(
         baseline_text = document(result.findings, repo_relative)
     use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
     with _exit_2_on_errors():  # a reporter plugin may fail
-        rendered = [(file, render(report_fmt, result) if report_fmt else baseline_text)
-                    for report_fmt, file in extra]
         output = _statistics(result, fmt) if statistics else \
-            render(fmt, result, color=use_color, quiet=quiet, show_suppressed=show_suppressed)
+            render(fmt, result, color=use_color and not output_file, quiet=quiet,
+                   show_suppressed=show_suppressed)
+        rendered = [(file, output if file == output_file else
+                     render(report_fmt, result) if report_fmt else baseline_text)
+                    for report_fmt, file in extra]
     _check_targets(extra, named + result.read, force, rendered)  # every report or none
-    sys.stdout.write(output)
+    if not output_file:
+        sys.stdout.write(output)
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started, paths or ["."])
     if not result.files:
@@ -463,7 +482,7 @@ def snapshot(
     retries: int = typer.Option(3, "--retries", metavar="N",
                                 help="How often to read again partitions whose reassignment "
                                      "changed during the read (KIP-860)."),
-    verbose: bool = typer.Option(False, "--verbose", help="Show the Kafka client's log."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the Kafka client's log."),
 ) -> None:
     """Capture a live cluster as a ClusterSnapshot, KIP-860-safe (needs
     policylint[capture])."""
@@ -510,9 +529,10 @@ def audit(
                                          help="Spark master (default: the one spark-submit "
                                               "set, else an embedded local[*] on "
                                               "127.0.0.1)."),
-    policy: Optional[str] = typer.Option(None, "--policy", metavar="FILE",
+    policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
                                          help="Policy file, as for lint."),
     select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
+                                               autocompletion=lambda: _rule_codes(),
                                                help="Only these rules (as for lint)."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
                                                help="Leave out these rules (as for lint)."),
@@ -528,7 +548,8 @@ def audit(
                                           help="Exit 1 when a finding of the latest captures "
                                                "is at least this severe (default: never; an "
                                                "audit reports)."),
-    verbose: bool = typer.Option(False, "--verbose", help="Show each stage and Spark's own "
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Show each stage and Spark's own "
                                                           "log."),
 ) -> None:
     """Audit a fleet of cluster snapshots, in-process or on Apache Spark (needs
@@ -591,7 +612,13 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")
     with _exit_2_on_errors():
         found = find(rule)
     if found is None:
-        _fail(f"no rule {rule!r} (see 'policylint rules')")
+        import difflib
+        from .registry import all_rules
+        known = [r.code for r in all_rules().values()] + [r.name for r in all_rules().values()]
+        near = difflib.get_close_matches(rule.upper() if rule[:2].lower() == "pl" else rule,
+                                         known, n=1, cutoff=0.6)
+        _fail(f"no rule {rule!r}" + (f"; did you mean {near[0]}?" if near else "")
+              + " (see 'policylint rules')")
     uri = found.help_uri()
     typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n"
                f"{found.documentation()}" + (f"\n\nOnline: {uri}" if uri else ""))

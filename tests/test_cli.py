@@ -247,3 +247,15 @@ def test_audit_refuses_what_is_not_a_fleet(tmp_path):
                                       str(tmp_path / "out"), "--format", "json"])
     assert result.exit_code == 2 and "holds no ClusterSnapshot" in result.stderr
     assert "policylint lint" in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_one_cli_as_ruff_users_type_it(repo, tmp_path):
+    out = invoke("lint", "topics", "--output-format", "json")
+    assert json.loads(out.stdout)["findings"]
+    target = tmp_path / "out.json"
+    written = invoke("lint", "topics", "--output-format", "json", "-o", str(target))
+    assert written.stdout == "" and json.loads(target.read_text())["findings"]
+    assert invoke("lint", "topics", "--statistics", "--format", "sarif").exit_code == 2
+    wrong = invoke("explain", "PL31")
+    assert wrong.exit_code == 2 and "did you mean PL301?" in wrong.stderr
+    assert invoke("rules", "--format", "json").exit_code == 0
