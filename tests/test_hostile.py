@@ -295,4 +295,4 @@ def test_19_statistics_in_json_are_json(tmp_path, monkeypatch):
     code, out, _ = run(tmp_path, monkeypatch, "t.yaml", "bad.yaml", "--statistics",
                        "--format", "json")
     assert code == 1 and {"rule": "PL100", "name": "parse-error", "severity": "error",
-                          "count": 1} in out
+                          "count": 1, "fixable": 0} in out
