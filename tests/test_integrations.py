@@ -135,6 +135,55 @@ def test_pre_commit_hook_accepts_a_two_cluster_repository(two_clusters, hook_rep
     assert re.search(r"policylint\.+Passed", done.stdout)
 
 
+def test_every_input_the_readmes_workflows_use_exists_in_the_action():
+    readme = (ROOT / "README.md").read_text()
+    used = set()
+    for block in re.findall(r"```yaml\n(.*?)```", readme, re.S):
+        for step in re.finditer(r"uses: policylint/policylint@\S+.*?\n(\s+)with:\n((?:\1  .*\n)+)",
+                                block):
+            used |= set(re.findall(r"^\s+([a-z-]+):", step.group(2), re.M))
+    assert used and used <= set(ACTION["inputs"]), used - set(ACTION["inputs"])
+    assert "never" in ACTION["inputs"]["fail-on"]["description"]
+
+
+def test_the_actions_constraints_pin_every_dependency_pyproject_names():
+    """The action installs with constraints.txt: each of pyproject's dependencies pinned
+    there, at a version its specifier admits."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    import tomllib
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version
+    for spec in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        requirement = Requirement(spec)
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{name} is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pins[name]), (name, pins[name])
+    assert '-c "$ACTION_PATH/constraints.txt"' in (ROOT / "action.yml").read_text()
+
+
+def test_the_action_fetches_the_base_commit_a_shallow_checkout_lacks(tmp_path):
+    """actions/checkout's default depth of 1: the step the action runs before lint brings
+    the pull request's base commit, so diff mode runs (it exited 2 on every pull request)."""
+    (step,) = [s for s in STEPS if s.get("name") == "Fetch the base commit"]
+    origin, clone = tmp_path / "origin", tmp_path / "clone"
+    write_files(origin, {"kafka/t.yaml": TOPIC})
+    git(origin, "init", "-q", "-b", "main")
+    git_commit(origin, "base")
+    base = git(origin, "rev-parse", "HEAD").strip()
+    write_files(origin, {"kafka/t.yaml": TOPIC.replace("replicas: 3", "replicas: 2")})
+    git_commit(origin, "change")
+    git(tmp_path, "clone", "-q", "--depth=1", f"file://{origin}", str(clone))
+    env = {**FRESH, "INPUT_BASE": base}
+    subprocess.run(["bash", "-c", step["run"]], cwd=clone, env=env, check=True)
+    done = subprocess.run([tool("policylint"), "lint", "kafka", "--base", base, "--select",
+                           "PL202"], cwd=clone, capture_output=True, text=True)
+    assert done.returncode == 1 and "PL202" in done.stdout, done.stderr
+
+
 def test_hook_definition():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "policylint" and hook["types_or"] == ["yaml", "json", "terraform"]
