@@ -65,8 +65,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
                       changes=group.changes)
         if base is not None:
             ctx.base, ctx.base_ref = group.base, base
-        if group.label is not None:  # PL118: checked without their cluster
-            unchecked["PL118"] += len(group.manifests)
+        if group.label is not None:  # PL118, PL121: checked without their cluster
+            unchecked[group.unplaced_by] += len(group.manifests)
         runs.append((ctx, group.targets()))
     if keep is not None:
         keep.append(runs)

@@ -20,6 +20,8 @@ _UNCHECKED = {
                        "profile (--cluster) gives it, or it is an unknown value (a template "
                        "placeholder)"),
     "PL118": ("topic", "it names a cluster that is none of the run's clusters"),
+    "PL121": ("topic", "its cluster is described twice, differently, in its scope: which one "
+                       "it is written for is not known, so it is judged against neither"),
     "PL123": ("plan entry", "no cluster of the run places its plan"),
     "PL209": ("topic", "its replication factor is left to its cluster's "
                        "default.replication.factor and no input states it (give the topic's "

@@ -38,6 +38,9 @@ class Cluster(Struct, eq=False):
     file: str       # the file that describes it (display name)
     explicit: bool  # described by a --cluster file
     scope: str = ""  # the directory it belongs to ("": the whole run)
+    #: described twice in one scope (PL121), differently: which one a topic is written for
+    #: is not known, so its topics are judged against neither
+    contested: bool = False
 
     @property
     def name(self) -> str:
@@ -56,6 +59,9 @@ class Group(Struct, eq=False):
     """The linted inputs of one cluster (None: no cluster, or one the run does not have)."""
     cluster: Cluster | None
     label: str | None = None  # the cluster a manifest names when it is none of the run's
+    #: the rule that says why its topics have no cluster to be judged against: PL118 (a
+    #: cluster none of the inputs describe), PL121 (one described twice, differently)
+    unplaced_by: str = "PL118"
     #: a Terraform module's own cluster (its directory, the cluster it names), when no
     #: cluster of the run takes its topics (see ``Placement.of_manifest``)
     scope: tuple | None = None
@@ -103,6 +109,8 @@ def describe(described: list[Described]) -> tuple[list[Cluster], list[tuple[str,
                 duplicates.append(("snapshot", item, same.file))
         elif linted and same.snapshot is None:
             duplicates.append(("kafka", item, same.file))
+            same.contested |= (item.broker_count, item.brokers, item.config) != (
+                same.profile.broker_count, same.profile.brokers, same.profile.config)
     return clusters, duplicates
 
 
@@ -181,12 +189,15 @@ def _under(file: str, folder: str) -> bool:
     return not folder or file.startswith(folder + "/")
 
 
-def duplicate(kind: str, item: Any, first: str) -> tuple[str, tuple[Document, tuple]]:
+def duplicate(kind: str, item: Any, first: str, contested: bool = False
+              ) -> tuple[str, tuple[Document, tuple]]:
     """The PL121 message about a second description of a cluster, and where it is."""
     profile = item.profile if isinstance(item, Snapshot) else item
     what = "a snapshot of cluster" if kind == "snapshot" else "the Kafka resource"
     where = f" (namespace {profile.namespace})" if profile.namespace else ""
     when = f" captured at {_captured(item)!r}" if kind == "snapshot" else ""
     at = (item.doc, ("cluster",)) if kind == "snapshot" else (item.doc, ("metadata", "name"))
-    return (f"{what} {profile.name}{where}{when} is also described in {first}; policylint "
-            "uses the first description and ignores this one"), at
+    use = ("the two differ, so its topics are judged against neither (which one each is "
+           "written for is not known): keep one, or give each its own directory"
+           if contested else "policylint uses the first description and ignores this one")
+    return f"{what} {profile.name}{where}{when} is also described in {first}; {use}", at

@@ -71,8 +71,9 @@ def _clusters(inputs: Inputs, found: list[tuple[str, list]], given: set[str]
             described += [(p, doc.source.name, True, False)
                           for p in _profile(kind, doc, Fields(doc), related)]
     clusters, duplicates = describe(described)
+    contested = {c.file for c in clusters if c.contested}
     for kind, item, first in duplicates:
-        message, at = duplicate(kind, item, first)
+        message, at = duplicate(kind, item, first, first in contested)
         inputs.findings.append(source_finding("PL121", message, item.doc.source.name, at=at))
     for kind, doc, _ in inputs.kafkas:
         if kind == "strimzi-kafka" and strimzi.uses_node_pools(doc) and \
@@ -130,6 +131,11 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
     missing: dict[tuple, list[TopicSpec]] = {}  # a cluster none of the inputs describe
     for spec in inputs.manifests:
         cluster, unknown, scope = placement.of_manifest(spec)
+        if cluster is not None and cluster.contested:  # which of its two? neither
+            contested = group(None, f"{cluster.name} (described twice)", ("contested",))
+            contested.unplaced_by = "PL121"
+            contested.manifests.append(spec)
+            continue
         if unknown is not None:
             missing.setdefault((unknown, scope), []).append(spec)
         group(cluster, unknown, scope).manifests.append(spec)
