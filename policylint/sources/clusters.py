@@ -59,9 +59,6 @@ class Group(Struct, eq=False):
     """The linted inputs of one cluster (None: no cluster, or one the run does not have)."""
     cluster: Cluster | None
     label: str | None = None  # the cluster a manifest names when it is none of the run's
-    #: the rule that says why its topics have no cluster to be judged against: PL118 (a
-    #: cluster none of the inputs describe), PL121 (one described twice, differently)
-    unplaced_by: str = "PL118"
     #: a Terraform module's own cluster (its directory, the cluster it names), when no
     #: cluster of the run takes its topics (see ``Placement.of_manifest``)
     scope: tuple | None = None
@@ -71,6 +68,9 @@ class Group(Struct, eq=False):
     profiles: list[ClusterProfile] = field(default_factory=list)
     base: list[TopicSpec] = field(default_factory=list)  # diff mode: manifests at the ref
     changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
+    #: the rule that says why its topics have no cluster to be judged against: PL118 (a
+    #: cluster none of the inputs describe), PL121 (one described twice, differently)
+    unplaced_by: str = "PL118"
 
     def targets(self) -> dict[str, list]:
         """What the rules check, by target kind (see ``policylint.rule``)."""
