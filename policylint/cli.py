@@ -358,6 +358,9 @@ def _say_what_ran(result, policy: Optional[str], seconds: float, paths: list[str
          f"skipped {len(result.skipped)}")
     for name, why in result.skipped:
         _say(f"policylint: skipped {name}: {why}")
+    from .linter import placed
+    for where in result.placed:
+        _say(f"policylint: {placed(*where)}")
     _say(f"policylint: findings from {', '.join(ran) or 'no rule'}; {seconds:.2f} s")
 
 

@@ -367,6 +367,9 @@ class Result(Struct):
     baseline: dict[str, int] | None = None
     #: the files read, as shown (a report must not replace one of them)
     read: list[str] = field(default_factory=list)
+    #: (declaration, its group, its context) of each topic, for ``-v`` to say what it was
+    #: judged against (``linter.placed``): said only when asked
+    placed: list[tuple] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)

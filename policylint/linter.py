@@ -53,6 +53,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     finally:
         max_nodes.reset(bound)
     unchecked: Counter = Counter()
+    placed: list[tuple] = []
     if inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked["PL123"] += inputs.unplaced
     runs = []
@@ -68,11 +69,12 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         if group.label is not None:  # PL118, PL121: checked without their cluster
             unchecked[group.unplaced_by] += len(group.manifests)
         runs.append((ctx, group.targets()))
+        placed += [(spec, group, ctx) for spec in group.manifests]
     if keep is not None:
         keep.append(runs)
     result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
                  inputs.skipped, unchecked)
-    result.read = inputs.files
+    result.read, result.placed = inputs.files, placed
     baseline = chosen.baseline if baseline is None else baseline
     if baseline:
         from .baseline import apply, load
@@ -81,3 +83,23 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
                                                   repo_relative)
         result.baseline = {"baselined": baselined, "fixed": fixed}
     return result
+
+
+def placed(spec, group, ctx: Context) -> str:
+    """What one topic declaration is judged against, and where each part comes from."""
+    from .kafka_configs import span
+    cluster = group.cluster
+    if cluster is not None:
+        against = f"cluster {cluster.name} ({cluster.file}" + \
+            (f", scope {cluster.scope}/" if cluster.scope else "") + ")"
+    elif group.label is not None:
+        against = f"no cluster: {group.label} is none the inputs describe ({group.unplaced_by})"
+    else:
+        against = "no cluster among the inputs (give it with --cluster or its Kafka resource)"
+    window = ctx.kafka_window(spec)
+    version = ctx.profile.kafka_version if ctx.profile is not None else None
+    release = f"Kafka {window[0]} (the cluster's {version})" if version else \
+        f"Kafka {window[0]} (--kafka-version or the policy)" if len(window) == 1 else \
+        f"Kafka {span(window)} (no input says which)"
+    origin = f" {spec.origin}" if spec.origin else ""
+    return f"topic {spec.name}{origin} ({spec.doc.source.name}): {against}; {release}"

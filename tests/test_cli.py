@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from policylint import __version__
 from policylint.cli import app
 
-from conftest import BUILT_IN
+from conftest import BUILT_IN, write_files
 
 SNAPSHOT = """kind: ClusterSnapshot
 version: 1
@@ -259,3 +259,20 @@ def test_one_cli_as_ruff_users_type_it(repo, tmp_path):
     wrong = invoke("explain", "PL31")
     assert wrong.exit_code == 2 and "did you mean PL301?" in wrong.stderr
     assert invoke("rules", "--format", "json").exit_code == 0
+
+
+def test_verbose_says_what_each_topic_was_judged_against(tmp_path):
+    write_files(tmp_path, {"c/kafka.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\n"
+                                           "metadata: {name: prod}\nspec: {kafka: {version: 3.9.0,"
+                                           " replicas: 3}}\n",
+                           "c/t.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                       "metadata: {name: orders, labels: {strimzi.io/cluster: "
+                                       "prod}}\nspec: {replicas: 3}\n",
+                           "lone.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                        "metadata: {name: lone}\nspec: {replicas: 3}\n"})
+    done = CliRunner().invoke(app, ["lint", str(tmp_path / "c"), "-v"])
+    assert "topic orders" in done.stderr and "cluster prod (" in done.stderr
+    assert "Kafka 3.9 (the cluster's 3.9.0)" in done.stderr
+    done = CliRunner().invoke(app, ["lint", str(tmp_path / "lone.yaml"), "-v"])
+    assert "no cluster among the inputs" in done.stderr and "Kafka 3.0 to 4.3 (no input" \
+        in done.stderr
