@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import io
 import os
 import re
 import sys
@@ -274,6 +275,11 @@ def lint(
     _check_targets(extra, named, force)
     from .linter import lint as run_lint
     started = time.perf_counter()
+    piped = None  # `lint - --fix`: standard input, kept to print unchanged if nothing is fixed
+    if fix and paths == ["-"] and sys.stdin is not None and not sys.stdin.isatty():
+        piped = sys.stdin.buffer.read(size + 1) if hasattr(sys.stdin, "buffer") else \
+            sys.stdin.read(size + 1).encode("utf-8", "surrogateescape")
+        sys.stdin = io.TextIOWrapper(io.BytesIO(piped))
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
         def linted():
             return run_lint(paths or ["."], cluster=captured or cluster, current=current,
@@ -289,6 +295,8 @@ def lint(
             raise typer.Exit(1 if _fixes(result, write=False) else 0)
         if fix and _fixes(result, write=True):
             result = linted()  # the exit status is about what is left
+        elif piped is not None:  # nothing fixed: the input as it came
+            sys.stdout.write(piped.decode("utf-8", "replace"))
         if add_noqa and _noqa(result, reason):
             result = linted()
     if write_baseline:
@@ -304,7 +312,9 @@ def lint(
                      render(report_fmt, result) if report_fmt else baseline_text)
                     for report_fmt, file in extra]
     _check_targets(extra, named + result.read, force, rendered)  # every report or none
-    if not output_file:
+    if fix and paths == ["-"]:  # stdout holds the fixed input: the findings go to stderr
+        sys.stderr.write(output)
+    elif not output_file:
         sys.stdout.write(output)
     if verbose:
         _say_what_ran(result, policy, time.perf_counter() - started, paths or ["."])
@@ -410,6 +420,11 @@ def _fixes(result, write: bool) -> bool:
         text = "".join(o.diff for o in outcomes)
         sys.stdout.write(text)
         return bool(text)
+    for outcome in outcomes:
+        if outcome.stdin is not None:  # `lint - --fix`: the fixed input on stdout, and it
+            sys.stdout.write(outcome.stdin)  # is what the run lints again
+            sys.stdin = io.TextIOWrapper(io.BytesIO(outcome.stdin.encode("utf-8",
+                                                                         "surrogateescape")))
     fixed = sum(o.fixed for o in outcomes)
     files = sum(1 for o in outcomes if o.fixed)
     from .words import count

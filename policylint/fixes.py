@@ -31,6 +31,7 @@ class Outcome:
     fixed: int  # findings whose fix the new text holds
     diff: str
     problem: str | None = None  # why the file is left as it is
+    stdin: str | None = None  # standard input's fixed text: printed, never written
 
 
 def apply(findings: list[Finding], write: bool) -> list[Outcome]:
@@ -84,6 +85,8 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
         load_yaml(SourceFile(source.name, text, "yaml"))
     except ParseError as exc:
         return Outcome(source.name, 0, "", f"the fixed text would not parse: {exc.message}")
+    if write and source.from_stdin:  # printed on stdout by the caller, as ruff does
+        return Outcome(source.name, applied, diff, stdin=text)
     if write and before != after:
         problem = _write(source, text)
         if problem:

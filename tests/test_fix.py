@@ -69,7 +69,9 @@ def test_standard_input_is_never_written_to_the_file_it_is_named_after(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(TOPIC.encode())))
     code = policylint(["lint", "--select", "PL", "--policy", "policy.yaml",
                        "--stdin-filename", name, what, "-"])
-    assert code == 1 and "internal error" not in capsys.readouterr().err
+    captured = capsys.readouterr()
+    # --fix prints the fixed input (and lints it again: nothing left), --add-noqa writes none
+    assert code == (0 if what == "--fix" else 1) and "internal error" not in captured.err
     assert (tmp_path / "t.yaml").read_text() == TOPIC
 
 
@@ -193,3 +195,23 @@ def test_suppressed_findings_are_counted_not_shown_unless_asked(tmp_path):
     assert code == 0 and "PL301" not in out and "1 suppressed" in out
     code, out, _ = run(tmp_path, "t.yaml", "--select", "PL301", "--show-suppressed")
     assert "PL301 [suppressed]" in out
+
+
+def test_fix_of_standard_input_prints_the_fixed_input(tmp_path):
+    (tmp_path / "policy.yaml").write_text("{}\n")
+    for text, expected in ((CRLF_TOPIC.replace("\r\n", "\n"),
+                            CRLF_TOPIC.replace("\r\n", "\n").replace("replicas: 4", "replicas: 2")),
+                           ("apiVersion: v1\nkind: ConfigMap\n", "apiVersion: v1\nkind: ConfigMap\n")):
+        done = subprocess.run([sys.executable, "-m", "policylint", "lint", "--select", "PL",
+                               "--policy", "policy.yaml", "-", "--fix"], cwd=tmp_path,
+                              input=text, capture_output=True, text=True)
+        assert done.stdout == expected, done.stderr
+
+
+def test_a_syntax_error_shows_its_line_and_a_caret(tmp_path):
+    write_files(tmp_path, {"bad.yaml": "apiVersion: v1\nkind: KafkaTopic\nmetadata: {name: x\n"
+                                       "spec: {}\n", "policy.yaml": "{}\n"})
+    code, out, _ = run(tmp_path, "bad.yaml")
+    assert out.splitlines()[:4] == [
+        "bad.yaml:4:5: PL100 [error] invalid YAML: did not find expected ',' or '}'",
+        "   |", " 4 | spec: {}", "   |     ^"]

@@ -342,9 +342,12 @@ def parse_files(files: list[Walked], max_size: int = DEFAULT_MAX_FILE_SIZE) -> l
     """The documents of each file ``walk`` found, or why it could not be read."""
     parsed: list[Parsed] = []
     for path, name, explicit in files:
+        source = None
         try:
-            docs: list[Document] | ParseError = parse(read(path, max_size, name))
+            source = read(path, max_size, name)
+            docs: list[Document] | ParseError = parse(source)
         except ParseError as exc:
+            exc.source = source  # the text it could not read, for the excerpt of its PL100
             docs = exc
         parsed.append((name, explicit, docs))
     return parsed
@@ -373,8 +376,10 @@ def load(parsed: list[Parsed]) -> Inputs:
             continue
         if isinstance(docs, ParseError):
             inputs.files.append(name)
-            inputs.findings.append(source_finding("PL100", docs.message, name, docs.line,
-                                                  docs.column))
+            text = getattr(docs, "source", None)  # shown under the finding, with a caret
+            inputs.findings.append(source_finding(
+                "PL100", docs.message, name, docs.line, docs.column,
+                at=None if text is None else (Document(text, None, 0, lambda _: None), ())))
             continue
         kinds = [kind_of(doc) for doc in docs]
         roles = [formats.role(kind) for kind in kinds]
