@@ -347,6 +347,8 @@ def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
                    rendered: Optional[list] = None) -> None:
     """Exit 2 naming the --report or --write-baseline whose file must not or cannot be
     written (``policylint.writes``); with ``rendered``, writes them all."""
+    if not extra:  # a plain run writes nothing: nothing to import
+        return
     from .writes import check_targets, write_all
     try:
         if rendered is not None:

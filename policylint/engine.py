@@ -11,8 +11,9 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 from msgspec import Struct, field
 
 from . import kafka_configs
-from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_rf,
-                    min_isr_is_default, smallest_rf, snapshot_topic_rf, unknown_fields)
+from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_min_isr,
+                    manifest_rf, manifest_rf_stated, min_isr_is_default, smallest_rf,
+                    snapshot_topic_rf, unknown_fields)
 from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Plan, Ref, Snapshot,
                     TopicSpec)
 from .policy import CompiledPolicy, Policy
@@ -92,6 +93,7 @@ class Context(Struct):
     _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
     _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
     _min_isrs: dict[int, list] = field(default_factory=dict)  # id(target) -> _min_isr_topics
+    _declared: dict[int, tuple] = field(default_factory=dict)  # id(manifest) -> its values
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -231,6 +233,15 @@ class Context(Struct):
             found = self._min_isrs[id(snapshot)] = [
                 (t, rf, effective_min_isr(t.config, profile))
                 for t in snapshot.topics.values() if (rf := smallest_rf(t)) is not None]
+        return found
+
+    def declared(self, spec: TopicSpec) -> tuple[Stated, Stated]:
+        """A declaration's RF and effective minISR, with where each comes from, once per
+        declaration: the min ISR rules (and PL209, PL203) ask for the same."""
+        found = self._declared.get(id(spec))
+        if found is None:
+            found = self._declared[id(spec)] = (manifest_rf_stated(spec, self.profile),
+                                                manifest_min_isr(spec, self.profile))
         return found
 
     def topic_min_isr(self, topic: str) -> Stated:

@@ -5,6 +5,7 @@ and no engine."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from itertools import compress
 from math import inf
 from operator import attrgetter, gt
@@ -72,12 +73,27 @@ GIVE_CLUSTER = "give the topic's cluster with --cluster or its Kafka resource"
 
 
 def cluster_setting(profile: ClusterProfile | None, key: str) -> Stated:
+    return _unknown_cluster(key) if profile is None else _setting(profile, key)
+
+
+@lru_cache(maxsize=None)
+def _unknown_cluster(key: str) -> Stated:
+    return Stated(None, None, "unknown: the topic's cluster is not among the inputs")
+
+
+def _setting(profile: ClusterProfile, key: str) -> Stated:
+    """(see ``cluster_setting``), once per cluster and key: its topics ask the same."""
+    found = profile.settings.get(key)
+    if found is None:
+        found = profile.settings[key] = _cluster_setting(profile, key)
+    return found
+
+
+def _cluster_setting(profile: ClusterProfile, key: str) -> Stated:
     """A broker setting topics inherit: as the cluster states it, else Kafka's built-in
     default where the cluster is known and states every setting it changes (a Kafka
     resource), else unknown (no cluster among the inputs, a snapshot that does not list
     it, a template placeholder)."""
-    if profile is None:
-        return Stated(None, None, "unknown: the topic's cluster is not among the inputs")
     name = f"cluster {profile.name}"
     file = f", {profile.doc.source.name}" if profile.doc is not None else ""
     cause = (profile.name, id(profile), key)

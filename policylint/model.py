@@ -62,6 +62,9 @@ class ClusterProfile(Struct):
     #: prefixes of topic configs the cluster's distribution adds to Kafka's own (Confluent
     #: Server's ``confluent.``): known configs there, not PL601
     vendor_configs: tuple[str, ...] = ()
+    #: the broker settings its topics inherit, with where each comes from, as asked
+    #: (``kafka.cluster_setting``)
+    settings: dict = field(default_factory=dict)
 
     @property
     def racks(self) -> set[str]:

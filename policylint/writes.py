@@ -22,7 +22,6 @@ import errno
 import os
 import signal
 import stat
-import tempfile
 import threading
 from typing import Iterator
 
@@ -74,6 +73,7 @@ def replace(path: str, text: str, read: str, bom: bool = False) -> str | None:
                     "them; fix it by hand)")
         if not info.st_mode & 0o222 or not os.access(real, os.W_OK):
             return "read-only: not fixed"
+        import tempfile  # only when a file is written: not on every run's import path
         data = (_BOM if bom else b"") + text.encode("utf-8", "surrogateescape")
         expected = (_BOM if bom else b"") + read.encode("utf-8", "surrogateescape")
         with held_interrupt():
@@ -227,6 +227,7 @@ def write_all(reports: list[tuple[str, str]], inputs: list[str] = (),
     written through, last). OSError names the report that could not be written."""
     if not reports:  # a plain run: not even tempfile imported
         return
+    import tempfile
     umask = os.umask(0)  # read it: a report is created as any file the user writes
     os.umask(umask)
     check_targets([("", path) for path, _ in reports], inputs, force)

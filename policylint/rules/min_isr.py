@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import compress, count
 
 from .. import kafka_configs
-from ..kafka import Stated, manifest_min_isr, manifest_rf_stated
+from ..kafka import Stated
 from ..model import Fix, Plan, Snapshot, TopicSpec
 from ..rule import Rule
 from ..words import subject
@@ -69,8 +69,7 @@ class MinIsrRule(Rule):
             else None
 
     def _declared(self, topic: TopicSpec, ctx, options):
-        rf, min_isr = manifest_rf_stated(topic, ctx.profile), \
-            manifest_min_isr(topic, ctx.profile)
+        rf, min_isr = ctx.declared(topic)
         if rf.value is None or min_isr.value is None:
             if self._could_break(rf.value, min_isr.value, options):
                 ctx.unchecked[self.code] += 1

@@ -1,4 +1,3 @@
-from ..kafka import manifest_rf_stated
 from ..model import Plan, Snapshot
 from ..rule import Rule
 from ..words import count, subject
@@ -62,7 +61,7 @@ class RfExceedsBrokers(Rule):
                     yield self._finding(topic.name, None, rf, brokers, cluster,
                                         topic.where("name"))
         else:
-            rf = manifest_rf_stated(target, profile)
+            rf = ctx.declared(target)[0]
             if rf.value is None or rf.value <= brokers:
                 return
             if rf.cause is None:  # the topic's own

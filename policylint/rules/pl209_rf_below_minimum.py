@@ -1,6 +1,5 @@
 from itertools import compress, count
 
-from ..kafka import manifest_rf_stated
 from ..model import Plan, Snapshot
 from ..rule import Rule
 
@@ -74,7 +73,7 @@ class RfBelowMinimum(Rule):
                     yield self._finding(f"topic {topic.name}", rf, options,
                                         topic.where("name"), topic.name)
         else:
-            rf = manifest_rf_stated(target, profile)
+            rf = ctx.declared(target)[0]
             if rf.value is None:
                 ctx.unchecked[self.code] += 1
             elif rf.value < floor:
