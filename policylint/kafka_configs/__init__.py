@@ -182,8 +182,16 @@ def _judged(release: str, key: str, kind: type, value: Any) -> tuple[str | None,
 def judge(release: str, key: str, value: Any) -> tuple[str | None, Any]:
     """(why Kafka refuses it, else None; the value as Kafka parses it) of a topic config
     value under ``release``; (None, None) for a key that is no topic config there.
-    Remembered: a repository of manifests repeats the same few values."""
-    return _judged(release, key, type(value), value)
+    Remembered, and judged once for all the releases whose spec of the key is the same (a
+    topic judged on a window of releases): a repository repeats the same few values."""
+    return _judged(_alike(release, key), key, type(value), value)
+
+
+@lru_cache(maxsize=65536)
+def _alike(release: str, key: str) -> str:
+    """The oldest known release whose spec of ``key`` is ``release``'s."""
+    spec = table(release).get(key)
+    return next((v for v in known_versions() if table(v).get(key) == spec), release)
 
 
 def parsed_config(release: str, config: dict) -> dict:
