@@ -364,7 +364,8 @@ def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
 def _say_what_ran(result, policy: Optional[str], seconds: float, paths: list[str]) -> None:
     from . import policy as policies
     from .words import count
-    chosen = policies.load(policy, policies.start_of(paths))
+    from .sources import start_of
+    chosen = policies.load(policy, start_of(paths))
     ran = sorted({f.rule for f in result.findings})
     _say(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
          f"skipped {len(result.skipped)}")

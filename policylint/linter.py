@@ -8,7 +8,7 @@ from collections import Counter
 from . import policy as policies
 from .engine import Context, Result, run, selected_rules
 from .registry import check_selectors
-from .sources import DEFAULT_MAX_FILE_SIZE
+from .sources import DEFAULT_MAX_FILE_SIZE, start_of
 from .sources.loader import place_base, read_inputs
 from .sources.yamldoc import MAX_NODES, max_nodes
 
@@ -35,7 +35,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     (each is kept to locate findings), else 2,000,000. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
-    chosen = policies.load(policy, policies.start_of(paths))
+    chosen = policies.load(policy, start_of(paths))
     if kafka_version is not None:
         chosen.kafka_version = kafka_version
     check_selectors((select or []) + (ignore or []))

@@ -122,17 +122,6 @@ def discover(start: Path | None = None) -> Path | None:
     return None
 
 
-def start_of(paths: list[str]) -> Path | None:
-    """Where discovery starts for a run over ``paths``: the first path's folder (a file's
-    own), so that ``policylint lint ~/src/repo/kafka`` run from anywhere finds that
-    repository's policy and git; None (the working directory) for standard input."""
-    first = next((p for p in paths if p != "-"), None)
-    if first is None:
-        return None
-    return Path(os.path.abspath(first if os.path.isdir(first) else
-                                os.path.dirname(first) or "."))
-
-
 def load(path: str | Path | None = None, start: Path | None = None) -> Policy:
     """The policy at ``path`` (with everything it extends), or the one discovered upward
     from ``start`` (the working directory by default)."""

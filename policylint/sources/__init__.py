@@ -138,6 +138,17 @@ class NotRegular(ParseError):
     that leads nowhere. A walk skips it; named, it is a PL100."""
 
 
+def start_of(paths: list[str]) -> Path | None:
+    """Where discovery starts for a run over ``paths``: the first path's folder (a file's
+    own), so that ``policylint lint ~/src/repo/kafka`` run from anywhere finds that
+    repository's policy and git; None (the working directory) for standard input."""
+    first = next((p for p in paths if p != "-"), None)
+    if first is None:
+        return None
+    return Path(os.path.abspath(first if os.path.isdir(first) else
+                                os.path.dirname(first) or "."))
+
+
 def read(path: str | Path, max_size: int, name: str | None = None) -> SourceFile:
     """The file's text, shown as ``name`` (by default its ``display_name``); ParseError
     when it cannot be read, is no regular file, is too large, not UTF-8 or empty. At most

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from . import EXTENSIONS, InputError
+from . import EXTENSIONS, InputError, start_of
 
 
 def _git(args: list[str], cwd: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -47,7 +47,6 @@ def files_at(ref: str, paths: list[str]) -> list[tuple[str, bytes]]:
     as a directory walk of the working tree would choose them (hidden entries are skipped
     below a directory, a file named directly is always taken)."""
     # the repository of the paths linted, wherever policylint is run from
-    from ..policy import start_of
     start = start_of(paths)
     root = repo_root(str(start) if start is not None else ".")
     commit = resolve(ref, root)
