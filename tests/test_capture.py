@@ -271,3 +271,17 @@ def test_a_refused_or_unknown_address_fails_before_the_client_waits():
         listening.bind(("127.0.0.1", 0))
         listening.listen()
         reachable(f"127.0.0.1:{port},127.0.0.1:{listening.getsockname()[1]}", 5)
+
+
+
+def test_brokers_cordoned_log_directories_are_captured():
+    """Kafka 4.3's cordoned.log.dirs (KIP-1066), with the broker's log.dirs: what PL124
+    judges a plan's new replicas by; a broker that cordons none says nothing of it."""
+    admin = RecordedAdmin(RACKS, [settled()], broker_config={
+        "log.dirs": "/d1,/d2", "cordoned.log.dirs": "/d1", "min.insync.replicas": "2"})
+    doc = take(admin, name="prod")
+    assert doc["brokers"][0] == {"id": 1, "rack": "a", "log_dirs": ["/d1", "/d2"],
+                                 "cordoned_log_dirs": ["/d1"]}
+    quiet = take(RecordedAdmin(RACKS, [settled()], broker_config={"log.dirs": "/d1"}),
+                 name="prod")
+    assert quiet["brokers"][0] == {"id": 1, "rack": "a"}

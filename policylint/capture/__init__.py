@@ -105,6 +105,7 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
 
     configs = _topic_configs(admin, list(described), chunk, version)
     cluster_config = _broker_config(admin, home)
+    _cordoned(admin, brokers)
     doc: dict[str, Any] = {
         "kind": "ClusterSnapshot", "version": 1, "cluster": name or info.get("cluster_id")
         or "cluster", "cluster_id": info.get("cluster_id"), "controller": controller,
@@ -271,6 +272,28 @@ def _broker_config(admin: Any, broker: int | None) -> dict[str, tuple[str, str]]
     return {k: (e["value"], e.get("config_source", _DEFAULT))
             for k, e in sorted(found.items())
             if k in CLUSTER_KEYS and e.get("value") is not None and not e.get("is_sensitive")}
+
+
+def _cordoned(admin: Any, brokers: list[dict]) -> None:
+    """Each broker's log directories and those it cordons (KIP-1066's
+    ``cordoned.log.dirs``, Kafka 4.3; "*" for all), added to its entry where it cordons
+    any: PL124 judges a plan's new replicas by them. One request for every broker."""
+    if not brokers:
+        return
+    found = admin.describe_configs(
+        [ConfigResource(ConfigResourceType.BROKER, str(b["id"])) for b in brokers],
+        config_filter="all").get("broker", {})
+
+    def listed(entry: Any) -> list[str]:
+        value = entry.get("value") if isinstance(entry, dict) else None
+        return [d.strip() for d in value.split(",") if d.strip()] if value else []
+    for broker in brokers:
+        config = found.get(str(broker["id"]), {})
+        cordoned = listed(config.get("cordoned.log.dirs"))
+        if cordoned:
+            broker["log_dirs"] = listed(config.get("log.dirs")) or \
+                listed(config.get("log.dir"))
+            broker["cordoned_log_dirs"] = cordoned
 
 
 def to_json(document: dict) -> str:

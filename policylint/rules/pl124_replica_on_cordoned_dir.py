@@ -9,7 +9,7 @@ class ReplicaOnCordonedDir(Rule):
     ## What it does
     From Kafka 4.3 (KIP-1066) a broker's `cordoned.log.dirs` names log directories that
     take no new replicas (`*`: all of them). With a snapshot that carries each broker's
-    `cordoned_log_dirs` (and `log_dirs`), reports, at the replica, a plan entry that puts
+    `cordoned_log_dirs` (and `log_dirs`; `policylint snapshot` captures both), reports, at the replica, a plan entry that puts
     a replica on a broker that does not hold it yet and all of whose log directories are
     cordoned; and, at the entry of `log_dirs`, one that names a cordoned directory. A
     cluster whose release is known to be older than 4.3 has no cordoning: nothing is
