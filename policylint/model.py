@@ -281,6 +281,25 @@ class Finding(Struct):
         if where is not None:
             self.line, self.column = where
 
+    def end(self) -> tuple[int, int] | None:
+        """Where the token the finding points at ends (line, column just past it): a
+        scalar, quoted string or key on its line, as an editor underlines it; None where
+        it has no line."""
+        if self.at is None or self.line is None or self.column is None:
+            return None
+        text = self.at[0].source.line(self.line)
+        if text is None:
+            return None
+        start = self.column - 1
+        if start < len(text) and text[start] in "\"'":  # a quoted string: to its quote
+            close = text.find(text[start], start + 1)
+            return self.line, (close + 2 if close >= 0 else len(text) + 1)
+        end = start
+        while end < len(text) and text[end] not in ",]}#" and not (
+                text[end] == ":" and (end + 1 == len(text) or text[end + 1] == " ")):
+            end += 1
+        return self.line, len(text[:end].rstrip()) + 1 if end > start else self.column + 1
+
     def related_at(self) -> list[dict]:
         """The other values it compares, located: what, file, line, column."""
         found = []

@@ -66,7 +66,8 @@ def test_json_contract(repo):
     assert out["summary"]["unchecked"] == {"PL201": 0}
     first = out["findings"][0]
     assert list(first) == ["rule", "name", "severity", "message", "file", "line", "column",
-                           "topic", "partition", "suppressed", "related", "subjects", "url", "fix"]
+                           "topic", "partition", "suppressed", "related", "subjects", "url",
+                           "fix", "end_line", "end_column"]
     rules = [(f["rule"], f["file"], f["partition"]) for f in out["findings"]]
     assert ("PL201", "plans/grow.json", 0) in rules
     assert ("PL115", "plans/grow.json", 0) in rules

@@ -264,3 +264,19 @@ def test_output_details_a_new_user_meets(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     nothing = CliRunner().invoke(app, ["lint", "empty"])
     assert nothing.stdout.startswith("Nothing to check: no Kafka topic declaration")
+
+
+def test_json_findings_carry_their_end_url_and_fix(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_text("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                     "metadata: {name: orders}\nspec:\n  replicas: 3\n"
+                                     "  config:\n    retention.mss: \"1000\"\n")
+    out = json.loads(CliRunner().invoke(app, ["lint", "t.yaml", "--select", "PL601",
+                                              "--format", "json"]).stdout)
+    (found,) = out["findings"]
+    assert (found["line"], found["column"], found["end_line"], found["end_column"]) == \
+        (7, 5, 7, 18)
+    assert found["url"].endswith("/docs/rules/PL601.md")
+    assert found["fix"] == {"action": "rename", "path": ["spec", "config", "retention.mss"],
+                            "value": "1000", "key": "retention.ms"}
+    assert out["summary"]["fixable"] == 1

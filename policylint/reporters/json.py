@@ -32,7 +32,8 @@ def render(result, **_) -> str:
              "file": f.file, "line": f.line, "column": f.column, "topic": f.topic,
              "partition": f.partition, "suppressed": f.suppressed,
              "related": f.related_at(), "subjects": f.subjects,
-             "url": urls.get(f.rule), "fix": fix_of(f)}
+             "url": urls.get(f.rule), "fix": fix_of(f),
+             **dict(zip(("end_line", "end_column"), f.end() or (None, None)))}
             for f in result.findings],
         "summary": {"files": result.files, **counts, "unchecked": result.unchecked,
                     "skipped": [{"file": name, "reason": why} for name, why in result.skipped],
