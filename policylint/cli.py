@@ -354,7 +354,7 @@ def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
         if rendered is not None:
             write_all(rendered, inputs, force)
         else:
-            check_targets([(fmt_, f) for fmt_, f in extra], inputs, force)
+            check_targets([f for _, f in extra], inputs, force)
     except OSError as exc:
         spec = next((f"--report {fmt_}:{file}" if fmt_ else f"--write-baseline {file}"
                      for fmt_, file in extra if file == exc.filename), "--report FORMAT:FILE")

@@ -25,9 +25,8 @@ from .views import PlanView, ReplicaLists
 
 
 class MinIsrSubject(Struct, frozen=True):
-    """A subject of the min ISR rules: a topic, or a plan entry (``partition`` set)."""
+    """A snapshot topic the min ISR rules judge."""
     topic: str
-    partition: int | None
     rf: int
     min_isr: int
     at: Ref
@@ -136,16 +135,23 @@ class Context(Struct):
         """The cluster a target is judged against: a snapshot its own, others the run's."""
         return target.profile if isinstance(target, Snapshot) else self.profile
 
-    def kafka_window(self, target: Any) -> tuple[str, ...]:
-        """The known Kafka releases a target is judged by: its cluster's version, else the
-        one ``--kafka-version`` or the policy's ``kafka_version`` says; else, when no input
-        says, every release of the policy's ``kafka_versions`` window (3.0 to the newest
-        by default)."""
+    def kafka_version(self, target: Any) -> str | None:
+        """The Kafka version an input states for a target's cluster, as written: its
+        cluster's, else the one ``--kafka-version`` or the policy's ``kafka_version`` says;
+        None when none does."""
         profile = self.profile_for(target)
-        version = profile.kafka_version if profile is not None else None
-        if not kafka_configs.has_version(version):
-            version = self.policy.kafka_version
-        if kafka_configs.has_version(version):
+        for version in (profile.kafka_version if profile is not None else None,
+                        self.policy.kafka_version):
+            if kafka_configs.has_version(version):
+                return str(version)
+        return None
+
+    def kafka_window(self, target: Any) -> tuple[str, ...]:
+        """The known Kafka releases a target is judged by: the one of its stated version
+        (``kafka_version``), else every release of the policy's ``kafka_versions`` window
+        (3.0 to the newest by default)."""
+        version = self.kafka_version(target)
+        if version is not None:
             return (kafka_configs.resolve(version),)  # remembered
         return kafka_configs.window(self.policy.kafka_versions)
 
@@ -219,7 +225,7 @@ class Context(Struct):
                 own = "min.insync.replicas" in topic.config
                 at = topic.where("config", "min.insync.replicas") if own \
                     else topic.where("name")
-                yield MinIsrSubject(topic.name, None, rf, min_isr, at,
+                yield MinIsrSubject(topic.name, rf, min_isr, at,
                                     _default(topic.config, snapshot.profile),
                                     not own and as_int(snapshot.profile.config.get(
                                         "min.insync.replicas")) is not None)

@@ -87,6 +87,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
 
 def placed(spec, group, ctx: Context) -> str:
     """What one topic declaration is judged against, and where each part comes from."""
+    from . import kafka_configs
     from .kafka_configs import span
     cluster = group.cluster
     if cluster is not None:
@@ -98,7 +99,8 @@ def placed(spec, group, ctx: Context) -> str:
         against = "no cluster among the inputs (give it with --cluster or its Kafka resource)"
     window = ctx.kafka_window(spec)
     version = ctx.profile.kafka_version if ctx.profile is not None else None
-    release = f"Kafka {window[0]} (the cluster's {version})" if version else \
+    release = f"Kafka {window[0]} (the cluster's {version})" if \
+        kafka_configs.has_version(version) else \
         f"Kafka {window[0]} (--kafka-version or the policy)" if len(window) == 1 else \
         f"Kafka {span(window)} (no input says which)"
     origin = f" {spec.origin}" if spec.origin else ""

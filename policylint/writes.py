@@ -134,17 +134,15 @@ def _own(path: str) -> bool:
     return not text.strip() or text.strip() == b"[]" or any(m in text for m in _OWN)
 
 
-def check_targets(targets: list[tuple[str, str]], inputs: list[str] = (),
-                  force: bool = False) -> None:
-    """OSError naming the target (an option's spelling, the path) for a report or baseline
-    that must not be written: checked before a run writes anything (a --fix, a first
-    report), so that every write happens or none. ``targets``: (how the user named it, its
-    path); ``inputs``: the files the run reads."""
+def check_targets(targets: list[str], inputs: list[str] = (), force: bool = False) -> None:
+    """OSError naming the target's path for a report or baseline that must not be written:
+    checked before a run writes anything (a --fix, a first report), so that every write
+    happens or none. ``inputs``: the files the run reads."""
     def refuse(path: str, code: int, why: str | None = None) -> None:
         raise OSError(code, why or os.strerror(code), path)
     read = {_identity(p) for p in inputs} - {None}
     seen: dict[tuple, str] = {}
-    for _, path in targets:
+    for path in targets:
         if "\0" in path:
             refuse(path, errno.EINVAL)
         try:
@@ -230,7 +228,7 @@ def write_all(reports: list[tuple[str, str]], inputs: list[str] = (),
     import tempfile
     umask = os.umask(0)  # read it: a report is created as any file the user writes
     os.umask(umask)
-    check_targets([("", path) for path, _ in reports], inputs, force)
+    check_targets([path for path, _ in reports], inputs, force)
     staged: list[tuple[str, str]] = []
     devices: list[tuple[str, str]] = []
     with held_interrupt():

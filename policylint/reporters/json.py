@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from .. import __version__
+from ..model import LineFix
 from . import to_json
 
 
 def fix_of(finding) -> dict | None:
     """What --fix changes for a finding: an entry set, renamed or deleted at its path, or a
     line replaced or removed; None when it has no fix."""
-    from ..model import LineFix
     fix = finding.fix
     if fix is None:
         return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from itertools import compress, count
 
-from .. import kafka_configs
 from ..kafka import Stated
 from ..model import Fix, Plan, Snapshot, TopicSpec
 from ..rule import Rule
@@ -60,14 +59,6 @@ class MinIsrRule(Rule):
                                min_isr if min_isr is not None else r, options)
                    for r in _CANDIDATES)
 
-    def _release(self, ctx, target) -> str | None:
-        """The cluster's Kafka version as an input says it (None: none does)."""
-        profile = ctx.profile_for(target)
-        version = (profile.kafka_version if profile is not None else None) or \
-            ctx.policy.kafka_version
-        return str(version) if version is not None and kafka_configs.has_version(version) \
-            else None
-
     def _declared(self, topic: TopicSpec, ctx, options):
         rf, min_isr = ctx.declared(topic)
         if rf.value is None or min_isr.value is None:
@@ -76,7 +67,7 @@ class MinIsrRule(Rule):
             return
         if not self.breaks(rf.value, min_isr.value, options):
             return
-        release = self._release(ctx, topic)
+        release = ctx.kafka_version(topic)
         if min_isr.cause is not None:  # the cluster's setting: one finding for its topics
             finding = self.finding(
                 self.cause_message.format(
@@ -98,7 +89,7 @@ class MinIsrRule(Rule):
         yield finding
 
     def _snapshot(self, snapshot: Snapshot, ctx, options):
-        release = self._release(ctx, snapshot)
+        release = ctx.kafka_version(snapshot)
         name = snapshot.profile.name
         for s in ctx.min_isr_subjects(snapshot, lambda rf, m: self.breaks(rf, m, options)):
             template = self.DEFAULT_OF if s.default else \
@@ -113,7 +104,7 @@ class MinIsrRule(Rule):
         """Entries whose replica count breaks the rule where the partition's current RF
         did not: the plan makes it true."""
         view = ctx.plan_view(plan)
-        release = self._release(ctx, plan)
+        release = ctx.kafka_version(plan)
         verdicts: dict[tuple[str, int], Stated | None] = {}  # (topic, RF) -> its minISR
         for topic, rf in view.topic_sizes:
             min_isr = ctx.topic_min_isr(topic)

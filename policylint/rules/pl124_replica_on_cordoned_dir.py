@@ -42,7 +42,7 @@ class ReplicaOnCordonedDir(Rule):
         profile = ctx.profile
         if profile is None or not profile.cordoned:
             return
-        version = profile.kafka_version or ctx.policy.kafka_version
+        version = ctx.kafka_version(plan)
         if version is not None and not kafka_configs.at_least(
                 kafka_configs.resolve(version), "4.3"):
             return

@@ -51,7 +51,7 @@ class RfBelowMinimum(Rule):
     needs = frozenset({"rf"})
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "min": {"type": "integer", "minimum": 1, "default": 2}}}
-    message = ("{subject}: replication factor {rf}{origin} is below the minimum of {min}: "
+    message = ("{subject}: replication factor {rf} is below the minimum of {min}: "
                "losing one broker makes its partitions unavailable and can lose acknowledged "
                "writes")
     cause_message = ("cluster {cluster}: replication factor {rf} ({source}) is below the "
@@ -105,7 +105,7 @@ class RfBelowMinimum(Rule):
                     f"{source})", options, plan.where(move, "replicas"), move.topic)
 
     def _finding(self, subject, rf, options, at, topic):
-        return self.finding(self.say(subject=subject, rf=rf, origin="", **options), at=at,
+        return self.finding(self.say(subject=subject, rf=rf, **options), at=at,
                             topic=topic)
 
     def spark(self, options, policy):
@@ -114,5 +114,5 @@ class RfBelowMinimum(Rule):
         from ..spark.expr import one, say
         rf, floor = F.col("topic_rf"), options["min"]
         return one(rf.isNotNull() & (rf < floor) & (F.col("n_brokers") >= floor), say(
-            self.message, subject=F.concat(F.lit("topic "), F.col("topic")), rf=rf, origin="",
+            self.message, subject=F.concat(F.lit("topic "), F.col("topic")), rf=rf,
             **options))

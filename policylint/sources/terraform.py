@@ -465,8 +465,10 @@ def cluster_named(values: dict) -> str | None:
 def _count(value: Any) -> Any:
     """A count as written: -1 is the broker default (the kafka provider's
     ``replication_factor``), None."""
-    if value is None or value is UNKNOWN or value == -1:
-        return None if value == -1 else value
+    if value == -1:
+        return None
+    if value is None or value is UNKNOWN:
+        return value
     return value if type(value) is int and value > 0 else UNKNOWN
 
 
