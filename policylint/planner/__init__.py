@@ -1,0 +1,155 @@
+"""``policylint plan``: reassignments written, not only judged.
+
+From a snapshot and a goal (add, remove or replace brokers, rebalance, repair what the
+rules find), ``make`` works out the replicas of every partition (``placement.place``) and
+their leaders (``leaders.order``), and returns the plan in Kafka's own JSON with its
+rollback and what it does. The CLI lints the plan against the same snapshot before it
+writes it, splits it into batches (``batches``) and prints the report (``report``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import NamedTuple
+
+from ..model import Snapshot, original_replicas, target_replicas
+from .leaders import order
+from .placement import Goal, place
+
+
+class Request(NamedTuple):
+    """What the operator asks for. Brokers are ids; a new broker's rack comes with it."""
+    add: dict[int, str | None] = {}
+    remove: frozenset = frozenset()
+    replace: dict[int, int] = {}  # broker -> the broker that takes its replicas
+    balance: bool = True  # move replicas so every broker holds its share (else: repair)
+    topics: tuple[str, ...] = ()  # name patterns; none: every topic
+    rf: dict[str, int] = {}  # RF changes asked for, by topic name
+    rack_mode: str = "strict"
+    sizes: dict[tuple[str, int], int] | None = None  # bytes of each partition
+    in_flight: bool = False  # plan while reassignments are in flight (theirs stay as they are)
+    under_replicated: bool = False  # move under-replicated partitions too
+
+
+class PlanError(Exception):
+    """A plan that cannot be made as asked (exit 2, one line)."""
+
+
+class Made(NamedTuple):
+    keys: list[tuple[str, int]]
+    before: list[list[int]]  # every partition's target replicas today
+    after: list[list[int]]  # and once the plan is applied
+    changed: list[int]  # indices of the partitions the plan names
+    brokers: dict[int, str | None]  # the brokers of the result
+    leaders_changed: int
+    left: dict[str, int]  # partitions left as they are, by reason
+    stuck: dict[int, str]  # partitions that could not be placed: why
+
+    def plan(self, which: str = "after", only: list[int] | None = None) -> dict:
+        """The plan (or ``which="before"``: its rollback) in Kafka's JSON."""
+        lists = self.after if which == "after" else self.before
+        return {"version": 1, "partitions": [
+            {"topic": self.keys[i][0], "partition": self.keys[i][1], "replicas": lists[i],
+             "log_dirs": ["any"] * len(lists[i])}
+            for i in (self.changed if only is None else only)]}
+
+
+def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
+    """The brokers the result may use, with their racks."""
+    known = dict(snapshot.profile.brokers or {})
+    for old, new in request.replace.items():
+        if old not in known:
+            raise PlanError(f"--replace {old}={new}: broker {old} is not in the snapshot")
+        if new in known and new not in request.add and any(
+                new == o for o in request.replace):
+            raise PlanError(f"--replace: broker {new} is replaced and replaces")
+        known.setdefault(new, known[old])
+    for b in request.remove:
+        if b not in known:
+            raise PlanError(f"--remove {b}: broker {b} is not in the snapshot")
+    known.update(request.add)
+    brokers = {b: r for b, r in known.items()
+               if b not in request.remove and b not in request.replace}
+    if not brokers:
+        raise PlanError("no broker is left to hold the replicas")
+    racked = [b for b, r in brokers.items() if r is not None]
+    if racked and len(racked) != len(brokers):
+        bare = sorted(b for b, r in brokers.items() if r is None)
+        raise PlanError(f"brokers {', '.join(map(str, bare))} have no rack while others do "
+                        "(PL402): give each a rack (--add ID:RACK, or in the snapshot)")
+    return brokers
+
+
+def make(snapshot: Snapshot, request: Request) -> Made:
+    """The plan that meets ``request`` from ``snapshot``, with the fewest moves."""
+    brokers = brokers_of(snapshot, request)
+    closed = frozenset(b for b, dirs in snapshot.profile.cordoned.items()
+                       if b in brokers and _all_cordoned(snapshot, b, dirs))
+    keys, before, movable, rf, first, topics = [], [], [], [], [], []
+    left: dict[str, int] = {}
+    for name in sorted(snapshot.topics):
+        topic = snapshot.topics[name]
+        chosen = not request.topics or any(fnmatch.fnmatchcase(name, p)
+                                           for p in request.topics)
+        for p in sorted(topic.partitions, key=lambda p: p.partition):
+            replicas = target_replicas(p)
+            why = None if chosen else "not among --topics"
+            if why is None and (p.adding or p.removing):
+                why = "reassigning now (PL306)"
+            if why is None and not request.under_replicated and p.isr is not None and \
+                    len(original_replicas(p)) > len(p.isr):
+                why = "under-replicated (PL305): --include-under-replicated moves them"
+            if why:
+                left[why] = left.get(why, 0) + 1
+            keys.append((name, p.partition))
+            before.append(replicas)
+            movable.append(why is None)
+            rf.append(request.rf.get(name, len(replicas)))
+            first.append(replicas[0] if replicas and replicas[0] >= 0 else None)
+            topics.append(name)
+    if any(p.adding or p.removing for t in snapshot.topics.values() for p in t.partitions) \
+            and not request.in_flight:
+        raise PlanError("a reassignment is in flight in the snapshot (PL306): wait for it "
+                        "to complete, or give --allow-in-flight to plan around it")
+    sizes = [request.sizes.get(k, 0) for k in keys] if request.sizes else None
+    goal = Goal(brokers, movable, rf, request.balance, request.rack_mode, sizes, closed)
+    placed = place(before, goal)
+    for pid in placed.stuck:  # left as it is, said why
+        placed.lists[pid] = before[pid]
+        movable[pid] = False
+    led = order(placed.lists, topics, movable, brokers, first)
+    changed = [i for i, (a, b) in enumerate(zip(before, led.lists)) if a != b]
+    return Made(keys, before, led.lists, changed, brokers, led.changed, left, placed.stuck)
+
+
+def _all_cordoned(snapshot: Snapshot, broker: int, cordoned: list[str]) -> bool:
+    dirs = snapshot.profile.log_dirs.get(broker)
+    return "*" in cordoned or bool(dirs) and set(dirs) <= set(cordoned)
+
+
+def read_snapshot(path: str, brokers: dict[int, str | None] | None = None,
+                  max_size: int | None = None) -> Snapshot:
+    """The one snapshot of the cluster in ``path`` (a ClusterSnapshot, or ``kafka-topics.sh
+    --describe`` output with ``brokers`` given). InputError where it is none, or broken."""
+    from ..sources import DEFAULT_MAX_FILE_SIZE, InputError
+    from ..sources.loader import read_inputs
+    inputs = read_inputs([path], max_size=max_size or DEFAULT_MAX_FILE_SIZE)
+    broken = [f for f in inputs.findings if f.severity == "error"]
+    if broken:
+        f = broken[0]
+        f.locate()
+        raise InputError(f"{f.file}:{f.line or 1}:{f.column or 1}: {f.message} ({f.rule}): "
+                         "a plan is made only from a snapshot policylint reads whole")
+    listing = [s for s in inputs.snapshots if s.lists_topics]
+    if len(listing) != 1:
+        raise InputError(f"{path}: {'no' if not listing else 'more than one'} snapshot of a "
+                         "cluster's topics (give one ClusterSnapshot, or kafka-topics.sh "
+                         "--describe output with --brokers)")
+    snapshot = listing[0]
+    if brokers:
+        snapshot.profile.brokers = dict(brokers)
+        snapshot.profile.broker_count = len(brokers)
+    elif not snapshot.profile.brokers:
+        raise InputError(f"{path} does not list the cluster's brokers: give them with "
+                         "--brokers ID[:RACK],...")
+    return snapshot

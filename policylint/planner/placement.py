@@ -1,0 +1,295 @@
+"""Where replicas go: the one function every goal of ``policylint plan`` (and ``--fix`` on
+plans) goes through, ``place(lists, goal) -> Placement``.
+
+A documented heuristic, in three passes over the partitions, each moving a replica only
+where it must:
+
+1. **Keep what is valid.** A replica stays where it is unless its broker is not one the
+   result may use (removed, unknown, a placeholder), it names a broker twice, or it breaks
+   the rack rule (PL401's mode: ``strict``, min(RF, racks) distinct racks; ``even``, no rack
+   over ceil(RF / racks)). What goes leaves a hole in its slot; an RF asked for adds or
+   drops slots.
+2. **Fill the holes** with the broker furthest below its share, among those the rack rule
+   allows (racks the partition lacks first).
+3. **Balance** (``Goal.balance``): each broker above its share (the mean, floor or ceil,
+   the ceil going to the brokers that hold most already) gives replicas to brokers below
+   theirs, followers before leaders and small partitions before large ones, a replacement
+   in its own rack first. Every replica that arrives is one a balanced result needs, so
+   the moves are the lower bound's (the replicas that must arrive on each broker) but
+   where racks forbid it.
+
+Leaders are ordered afterwards (``leaders.order``); a better solver can replace this
+function without touching the CLI, the batches or the report.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from typing import NamedTuple
+
+
+class Goal(NamedTuple):
+    """What the result must be. Per partition (``lists``' order): whether it may change
+    and its RF in the result."""
+    brokers: dict[int, str | None]  # the brokers replicas may be on, and their racks
+    movable: list[bool]
+    rf: list[int]
+    balance: bool = True  # also move replicas so that every broker holds its share
+    rack_mode: str = "strict"  # PL401's
+    sizes: list[int] | None = None  # bytes of each partition, where known
+    closed: frozenset = frozenset()  # brokers that take no new replica (cordoned)
+
+
+class Placement(NamedTuple):
+    lists: list[list[int]]  # every partition's replicas in the result
+    stuck: dict[int, str]  # partitions that could not be placed: why
+
+
+def place(lists: list[list[int]], goal: Goal) -> Placement:
+    """The replicas of every partition once ``goal`` is met, with the fewest moves the
+    passes above find (leaders not yet ordered: a kept replica keeps its slot)."""
+    state = _State(goal)
+    out: list[list[int]] = []
+    holes: list[int] = []
+    for pid, replicas in enumerate(lists):
+        if not goal.movable[pid]:
+            out.append(replicas)
+            state.count(replicas)
+            continue
+        slots = state.kept(replicas, goal.rf[pid])
+        out.append(slots)
+        state.count(slots)
+        if None in slots:
+            holes.append(pid)
+    state.set_targets(sum(len(s) for s in out), goal.rf)
+    stuck: dict[int, str] = {}
+    for pid in holes:
+        why = state.fill(out[pid])
+        if why:
+            stuck[pid] = why
+    if goal.balance:
+        state.balance(out, goal, stuck)
+    return Placement(out, stuck)
+
+
+class _State:
+    """Loads, shares and the brokers below their share, rack by rack."""
+
+    def __init__(self, goal: Goal):
+        self.rack = goal.brokers
+        self.racks = sorted({r for r in goal.brokers.values() if r is not None})
+        self.even = goal.rack_mode == "even"
+        self.closed = goal.closed
+        self.load: Counter = Counter()
+        self.target: dict[int, int] = {}
+        self.heaps: dict[str | None, list] = {}
+
+    def count(self, slots: list) -> None:
+        load, rack = self.load, self.rack
+        for b in slots:
+            if b is not None and b in rack:
+                load[b] += 1
+
+    # -- pass 1 -----------------------------------------------------------------------------
+
+    def kept(self, replicas: list[int], rf: int) -> list:
+        """The partition's slots: its replicas where they may stay, None where one must
+        arrive; ``rf`` slots."""
+        rack, racks = self.rack, self.racks
+        cap = math.ceil(rf / len(racks)) if racks and self.even else rf
+        seen: set[int] = set()
+        per_rack: Counter = Counter()
+        slots: list = []
+        for b in replicas:
+            r = rack.get(b, _NONE)
+            if r is _NONE or b in seen or (racks and per_rack[r] >= cap):
+                slots.append(None)
+                continue
+            seen.add(b)
+            per_rack[r] += 1
+            slots.append(b)
+        while len(slots) > rf:  # an RF lowered: holes go first, then the last followers
+            slots.pop(slots.index(None) if None in slots else -1)
+        slots += [None] * (rf - len(slots))
+        if racks:  # strict: enough racks must stay reachable with the holes left
+            need = min(rf, len(racks))
+            while need - len(per_rack) > slots.count(None):
+                i = max(i for i, b in enumerate(slots) if b is not None and per_rack[rack[b]] > 1)
+                per_rack[rack[slots[i]]] -= 1
+                slots[i] = None
+        return slots
+
+    # -- shares ---------------------------------------------------------------------------------
+
+    def set_targets(self, total: int, rfs: list[int]) -> None:
+        """Each open broker's share of ``total`` replicas: the mean, but never less than its
+        rack must hold (strict: every partition of RF >= racks has a replica in each
+        rack), the remainder to those that hold most (fewest moves); a closed broker's
+        share is what it holds."""
+        open_ = [b for b in self.rack if b not in self.closed]
+        if not open_:
+            return
+        left = total - sum(self.load[b] for b in self.rack if b in self.closed)
+        groups: dict = {}
+        for b in open_:
+            groups.setdefault(self.rack[b] if self.racks else None, []).append(b)
+        spread = sum(1 for rf in rfs if rf >= len(self.racks)) \
+            if self.racks and not self.even else 0
+        forced = {r: spread for r in groups}
+        level = _level([(len(m), forced[r]) for r, m in groups.items()], max(left, 0))
+        shares = {r: max(forced[r], level * len(m)) for r, m in groups.items()}
+        _round(shares, max(left, 0), {r: sum(self.load[b] for b in m) for r, m in groups.items()})
+        for r, members in groups.items():
+            members.sort(key=lambda b: (-self.load[b], b))
+            share, extra = divmod(shares[r], len(members))
+            for i, b in enumerate(members):
+                self.target[b] = share + (i < extra)
+            heap = self.heaps[r] = [(self.load[b] - self.target[b], b) for b in members]
+            heapq.heapify(heap)
+
+    def _moved(self, b: int, by: int) -> None:
+        self.load[b] += by
+        if b in self.target:
+            heapq.heappush(self.heaps[self.rack[b] if self.racks else None],
+                           (self.load[b] - self.target[b], b))
+
+    def _best(self, rack: str | None, slots: list, below: bool) -> tuple | None:
+        """The open broker of ``rack`` furthest below its share that the partition does
+        not hold (``below``: only one below it)."""
+        heap = self.heaps.get(rack)
+        if not heap:
+            return None
+        aside, found = [], None
+        while heap:
+            key, b = heap[0]
+            if key != self.load[b] - self.target[b]:
+                heapq.heappop(heap)  # stale: a newer entry is in the heap
+            elif b in slots:
+                aside.append(heapq.heappop(heap))
+            else:
+                found = (key, b)
+                break
+        for entry in aside:
+            heapq.heappush(heap, entry)
+        return found if found and (not below or found[0] < 0) else None
+
+    # -- pass 2 ---------------------------------------------------------------------------------
+
+    def _open_racks(self, slots: list, leaving: int | None = None) -> list[list]:
+        """The racks a replica arriving in ``slots`` may come from (``leaving``: the broker it
+        replaces), as groups to try in turn: the partition's least-used racks first, then
+        any the rack rule allows."""
+        if not self.racks:
+            return [[None], [None]]
+        rf = len(slots)
+        per_rack = Counter(self.rack[b] for b in slots if b is not None and b != leaving)
+        if self.even:
+            cap = math.ceil(rf / len(self.racks))
+            allowed = [r for r in self.racks if per_rack[r] < cap]
+        else:
+            missing = min(rf, len(self.racks)) - len(per_rack)
+            open_slots = sum(1 for b in slots if b is None or b == leaving)
+            allowed = [r for r in self.racks if per_rack[r] == 0] if missing >= open_slots \
+                else list(self.racks)
+        fewest = min((per_rack[r] for r in allowed), default=0)
+        return [[r for r in allowed if per_rack[r] == fewest], allowed]
+
+    def _best_of(self, racks: list, slots: list, below: bool) -> tuple | None:
+        return min(filter(None, (self._best(r, slots, below) for r in racks)), default=None)
+
+    def fill(self, slots: list) -> str | None:
+        """Fills the partition's holes; why not, where it cannot."""
+        for i, b in enumerate(slots):
+            if b is not None:
+                continue
+            fewest, allowed = self._open_racks(slots)
+            best = self._best_of(fewest, slots, False) or self._best_of(allowed, slots, False)
+            if best is None:
+                return self._why(slots)
+            slots[i] = best[1]
+            self._moved(best[1], 1)
+        return None
+
+    def _why(self, slots: list) -> str:
+        open_ = [b for b in self.rack if b not in self.closed]
+        if len(slots) > len(open_) + sum(1 for b in slots if b in self.closed):
+            return f"RF {len(slots)} is larger than the {len(open_)} brokers it may use"
+        return f"RF {len(slots)} cannot span the racks the rule asks for " \
+               f"({len(self.racks)} racks)"
+
+    # -- pass 3 ---------------------------------------------------------------------------------
+
+    def balance(self, out: list[list], goal: Goal, stuck: dict[int, str]) -> None:
+        """Brokers above their share give replicas to brokers below theirs. A broker that
+        leads more than its share of partitions gives led ones first (its replacement in
+        the same rack leads them: no topic's leaders change rack), others followers;
+        small partitions before large ones."""
+        led: dict[int, list[int]] = {}
+        followed: dict[int, list[int]] = {}
+        leads: Counter = Counter()
+        for pid, slots in enumerate(out):
+            if slots:
+                leads[slots[0]] += 1
+            if goal.movable[pid] and pid not in stuck:
+                for i, b in enumerate(slots):
+                    (led if i == 0 else followed).setdefault(b, []).append(pid)
+        mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
+        sizes = goal.sizes or [0] * len(out)
+        over = sorted((b for b in self.target if self.load[b] > self.target[b]),
+                      key=lambda b: (self.target[b] - self.load[b], b))
+        for b in over:
+            if not any(h and h[0][0] < 0 for h in self.heaps.values()):
+                return  # every broker holds its share
+            lists = [iter(sorted(x.get(b, ()), key=lambda p: (sizes[p], p)))
+                     for x in (led, followed)]
+            while self.load[b] > self.target[b]:
+                first = 0 if leads[b] > mean else 1
+                pid = next(lists[first], None)
+                if pid is None:
+                    pid = next(lists[1 - first], None)
+                    if pid is None:
+                        break
+                slots = out[pid]
+                if b not in slots:
+                    continue
+                at = slots.index(b)
+                own = self.rack[b] if self.racks else None
+                racks = self._open_racks(slots, leaving=b)[1]
+                best = self._best(own, slots, True) if own in racks else None
+                if best is None and at:
+                    best = self._best_of([r for r in racks if r != own], slots, True)
+                if best is None:
+                    continue
+                slots[at] = best[1]
+                self._moved(b, -1)
+                self._moved(best[1], 1)
+                if at == 0:
+                    leads[b] -= 1
+                    leads[best[1]] += 1
+
+
+_NONE = object()
+
+
+def _level(racks: list[tuple[int, int]], total: int) -> float:
+    """The replicas per broker at which racks of (brokers, must hold) hold ``total``
+    together, each at least what it must (water filling)."""
+    low, high = 0.0, float(total)
+    for _ in range(60):
+        mid = (low + high) / 2
+        if sum(max(f, mid * n) for n, f in racks) > total:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _round(shares: dict, total: int, held: dict) -> None:
+    """Whole replicas per rack summing to ``total``: floors, the rest to the racks that
+    hold most."""
+    for r in shares:
+        shares[r] = int(shares[r])
+    for r in sorted(shares, key=lambda r: (-held[r], str(r)))[:max(total - sum(shares.values()), 0)]:
+        shares[r] += 1
