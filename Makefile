@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-spark bench-capture screenshot clean
+.PHONY: demo test bench bench-plan bench-spark bench-capture screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -18,7 +18,7 @@ $(LINT): pyproject.toml
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,capture]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,capture,plan]'
 	touch $(LINT) $(STAMP)
 
 # a quick first look: lint on the bundled examples as soon as the CLI is installed; the
@@ -49,6 +49,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/plan.py
+
+# policylint plan beside Kafka's --generate placement and the lower bound (1M partitions)
+bench-plan: $(STAMP)
+	$(BIN)/python bench/plan.py
 
 bench-spark: $(STAMP)
 	$(BIN)/python bench/spark_audit.py

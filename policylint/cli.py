@@ -531,6 +531,122 @@ def snapshot(
 
 
 @app.command()
+def plan(
+    snapshot_file: str = typer.Argument(..., metavar="SNAPSHOT",
+                                        help="A ClusterSnapshot (policylint snapshot), or "
+                                             "kafka-topics.sh --describe output with "
+                                             "--brokers."),
+    add: Optional[List[str]] = typer.Option(None, "--add", metavar="ID[:RACK]",
+                                            help="Brokers that join: replicas move onto them "
+                                                 "(repeatable, comma-separated)."),
+    remove: Optional[List[str]] = typer.Option(None, "--remove", metavar="ID",
+                                               help="Brokers to drain: every replica leaves "
+                                                    "them (repeatable, comma-separated)."),
+    replace: Optional[List[str]] = typer.Option(None, "--replace", metavar="OLD=NEW",
+                                                help="A broker whose replicas another takes "
+                                                     "(in its rack unless --add says)."),
+    repair: bool = typer.Option(False, "--repair",
+                                help="Move only what must move (removed, unknown or "
+                                     "placeholder replicas, broken rack spread, an RF asked "
+                                     "for); without it, replicas and leaders are also "
+                                     "balanced over the brokers."),
+    topics: Optional[List[str]] = typer.Option(None, "--topics", metavar="GLOB",
+                                               help="Only topics matching (repeatable)."),
+    rf: Optional[List[str]] = typer.Option(None, "--rf", metavar="TOPIC=N",
+                                           help="Change a topic's RF, where the policy allows "
+                                                "it (allow_rf_change, as PL201)."),
+    brokers: Optional[str] = typer.Option(None, "--brokers", metavar="ID[:RACK],...",
+                                          help="The cluster's brokers, for input that does "
+                                               "not list them (kafka-topics.sh --describe)."),
+    log_dirs: Optional[str] = typer.Option(None, "--log-dirs", metavar="FILE",
+                                           help="kafka-log-dirs.sh --describe output: the "
+                                                "data each move copies, and smaller "
+                                                "partitions moved first."),
+    policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
+                                         help="Policy file (default: discovered as lint "
+                                              "does): its rules judge the plan."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write the plan here, its rollback beside it "
+                                              "(FILE.rollback.json) and each batch "
+                                              "(FILE.batch-N.json); default: the plan on "
+                                              "standard output."),
+    rollback: Optional[str] = typer.Option(None, "--rollback", metavar="FILE",
+                                           help="Where to write the rollback (today's "
+                                                "assignment of every partition the plan "
+                                                "names)."),
+    max_moves: Optional[int] = typer.Option(None, "--max-moves-per-broker", metavar="N",
+                                            min=1, help="Batches in which no broker receives "
+                                                        "more than N replicas."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", metavar="N", min=1,
+                                             help="Batches of at most N partitions."),
+    throttle: Optional[str] = typer.Option(None, "--throttle", metavar="BYTES/S",
+                                           help="The replication throttle to run the batches "
+                                                "with (e.g. 50M): printed in each command "
+                                                "with each batch's time."),
+    allow_in_flight: bool = typer.Option(False, "--allow-in-flight",
+                                         help="Plan while a reassignment is in flight "
+                                              "(PL306): its partitions stay as they are."),
+    include_under_replicated: bool = typer.Option(
+        False, "--include-under-replicated",
+        help="Move under-replicated partitions too (PL305 warns of them)."),
+    force: bool = typer.Option(False, "--force", help="Replace existing files."),
+) -> None:
+    """Write a reassignment plan (Kafka's JSON) from a snapshot: add, drain or replace
+    brokers, rebalance, or repair, with the fewest moves; linted before it is written
+    (needs policylint[plan])."""
+    from .planner import PlanError, Request
+    from .planner.command import brokers_spec, run as run_plan
+    with _exit_2_on_errors():
+        try:
+            added = brokers_spec(",".join(add or []))
+            removed = frozenset(brokers_spec(",".join(remove or [])))
+            replaced = {int(old): int(new) for old, new in
+                        (item.split("=", 1) for v in replace or [] for item in v.split(","))}
+            rfs = {t: int(n) for t, n in (item.rsplit("=", 1) for item in rf or [])}
+        except ValueError:
+            _fail("--replace takes OLD=NEW broker ids, --rf TOPIC=N")
+        if any(n < 1 for n in rfs.values()):
+            _fail("--rf must be at least 1")
+        rate = _size(throttle) if throttle else None
+        what = "; ".join(filter(None, [
+            added and "add brokers " + ", ".join(map(str, added)),
+            removed and "drain brokers " + ", ".join(map(str, sorted(removed))),
+            replaced and ", ".join(f"replace {o} by {n}" for o, n in replaced.items()),
+            rfs and ", ".join(f"RF of {t} to {n}" for t, n in rfs.items()),
+            "repair" if repair else "balance"])) + f" ({snapshot_file})"
+        try:
+            import ortools  # noqa: F401
+        except ImportError:
+            _fail("policylint plan needs OR-Tools: pip install 'policylint[plan]'")
+        request = Request(add=added, remove=removed, replace=replaced, balance=not repair,
+                          topics=tuple(topics or ()), rf=rfs, in_flight=allow_in_flight,
+                          under_replicated=include_under_replicated)
+        try:
+            written = run_plan(snapshot_file, request, brokers=brokers, log_dirs=log_dirs,
+                               policy=policy, output=output, rollback=rollback,
+                               max_per_broker=max_moves, batch_size=batch_size,
+                               throttle=rate, what=what)
+        except PlanError as exc:
+            _fail(str(exc))
+    if written.linted is not None and written.linted.findings:
+        from .reporters import render
+        sys.stderr.write(written.summary)
+        sys.stderr.write("policylint: the plan (as it would be written) breaks the policy; "
+                         "nothing written:\n")
+        sys.stderr.write(render("concise", written.linted, quiet=True))
+        raise typer.Exit(1)
+    from .writes import write_all
+    try:
+        write_all(written.files, [snapshot_file, *(p for p in (log_dirs, policy) if p)],
+                  force)
+    except OSError as exc:
+        _fail(f"{exc.filename}: {exc.strerror or exc}")
+    if not output:
+        sys.stdout.write(written.plan)
+    sys.stderr.write(written.summary)
+
+
+@app.command()
 def audit(
     source: str = typer.Argument(..., metavar="INPUT",
                                  help="A directory or file of ClusterSnapshots (JSON or YAML, "

@@ -13,7 +13,7 @@ import fnmatch
 from typing import NamedTuple
 
 from ..model import Snapshot, original_replicas, target_replicas
-from .leaders import order
+from .leaders import order, skewed, spread_by_moves
 from .placement import Goal, place
 
 
@@ -25,7 +25,8 @@ class Request(NamedTuple):
     balance: bool = True  # move replicas so every broker holds its share (else: repair)
     topics: tuple[str, ...] = ()  # name patterns; none: every topic
     rf: dict[str, int] = {}  # RF changes asked for, by topic name
-    rack_mode: str = "strict"
+    rack_mode: str = "strict"  # PL401's, and PL403's max_skew, from the policy
+    max_skew: int = 1
     sizes: dict[tuple[str, int], int] | None = None  # bytes of each partition
     in_flight: bool = False  # plan while reassignments are in flight (theirs stay as they are)
     under_replicated: bool = False  # move under-replicated partitions too
@@ -117,9 +118,21 @@ def make(snapshot: Snapshot, request: Request) -> Made:
     for pid in placed.stuck:  # left as it is, said why
         placed.lists[pid] = before[pid]
         movable[pid] = False
-    led = order(placed.lists, topics, movable, brokers, first)
-    changed = [i for i, (a, b) in enumerate(zip(before, led.lists)) if a != b]
-    return Made(keys, before, led.lists, changed, brokers, led.changed, left, placed.stuck)
+    if not request.balance:  # a repair: leaders move only in the topics it changes
+        touched = {t for t, a, b in zip(topics, before, placed.lists) if a != b}
+        movable = [ok and t in touched for ok, t in zip(movable, topics)]
+    lists = order(placed.lists, topics, movable, brokers, first, request.balance)
+    spread_by_moves(lists, before, topics, movable, brokers, request.max_skew, closed)
+    stay = skewed(lists, before, topics, brokers, request.max_skew)
+    if stay:  # a topic no plan spreads (what may not move leads it): left as it is
+        why = "of topics whose leaders no plan can spread over racks (PL403)"
+        for i, t in enumerate(topics):
+            if t in stay:
+                left[why] = left.get(why, 0) + (lists[i] != before[i])
+                lists[i] = before[i]
+    changed = [i for i, (a, b) in enumerate(zip(before, lists)) if a != b]
+    leaders_changed = sum(1 for i in changed if lists[i][:1] != before[i][:1])
+    return Made(keys, before, lists, changed, brokers, leaders_changed, left, placed.stuck)
 
 
 def _all_cordoned(snapshot: Snapshot, broker: int, cordoned: list[str]) -> bool:

@@ -1,50 +1,40 @@
 """Preferred leaders: which replica goes first in each partition's list.
 
-Moving leadership moves no data, but each change is a leader election the operator sees,
-so the fewest changes that meet two goals: every topic's leaders spread over the racks
-(PL403: the most and least loaded rack differ by at most one), and every broker leads
-its share of partitions (the mean, floor or ceil). Each is a minimum-cost flow that
-OR-Tools solves (``SimpleMinCostFlow``): leadership flows from broker to broker (rack to
-rack) along the partitions that have a replica on both, a unit costs one change, and
-each node's way to the sink has three bands — up to its floor free, one more at a price,
-beyond at a higher price — so the flow fills every floor first and changes the fewest
-leaders doing it. Nodes are brokers and racks, not partitions: a million partitions
-are a few thousand nodes.
+Moving leadership moves no data, but each change is a leader election the operator sees:
+the fewest changes that meet two goals. First every topic's leaders spread over the racks
+(PL403: the most and least loaded rack differ by at most one), a minimum-cost flow that
+OR-Tools solves per topic (``SimpleMinCostFlow``): leadership flows from rack to rack along
+the partitions that have a replica in both, a unit costs one change, and each rack's way
+to the sink has three bands (up to its floor free, one more at a price that is lowest for
+the racks leading fewest over the cluster, beyond at a higher price), so the flow fills
+every floor first and changes the fewest leaders doing it. Then, within each rack, every
+broker leads its share (``_even_within_racks``), by moves that keep each topic's racks.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import NamedTuple
 
 #: a unit above a node's floor, and above its ceiling: dearer than any change of leaders
 _ABOVE, _BEYOND = 1_000, 1_000_000
 
 
-class Leaders(NamedTuple):
-    lists: list[list[int]]  # leader first, the others in their order
-    changed: int  # partitions whose first replica differs from ``first``
-
-
 def order(lists: list[list[int]], topics: list[str], movable: list[bool],
-          brokers: dict[int, str | None], first: list[int | None]) -> Leaders:
-    """Puts each movable partition's leader first: ``first`` (today's leader) where the
-    goals allow, else the replica the flows choose."""
+          brokers: dict[int, str | None], first: list[int | None],
+          balance: bool = True) -> list[list[int]]:
+    """Each partition's replicas, each movable one's leader first: ``first`` (today's leader) where the
+    goals allow, else the replica the flows choose. Without ``balance`` (a repair),
+    brokers' shares of leaders are left as they are."""
     leader = [f if f is not None and ok and f in reps else (reps[0] if reps else None)
               for reps, f, ok in zip(lists, first, movable)]
     rack = brokers
     racks = sorted({r for r in brokers.values() if r is not None})
     if racks:
         _spread_over_racks(lists, topics, movable, rack, racks, leader, Counter(leader))
-    for members in _rack_groups(brokers, racks):
-        _share_over_brokers(lists, movable, rack, members, leader, len(brokers))
-    out, changed = [], 0
-    for reps, lead, was, ok in zip(lists, leader, first, movable):
-        if ok and reps and reps[0] != lead:
-            reps = [lead] + [b for b in reps if b != lead]
-        out.append(reps)
-        changed += ok and bool(reps) and reps[0] != was
-    return Leaders(out, changed)
+    if balance:
+        _even_within_racks(lists, topics, movable, _rack_groups(brokers, racks), leader)
+    return [[lead] + [b for b in reps if b != lead] if ok and reps and reps[0] != lead
+            else reps for reps, lead, ok in zip(lists, leader, movable)]
 
 
 def _rack_groups(brokers: dict, racks: list) -> list[list[int]]:
@@ -103,30 +93,54 @@ def _least_leading(replicas: list[int], r: str, rack: dict, leads: Counter) -> i
     return min((b for b in replicas if rack.get(b) == r), key=lambda b: (leads[b], b))
 
 
-def _share_over_brokers(lists, movable, rack, members, leader, n_brokers) -> None:
-    """Within one rack (so that no topic's rack counts change), each broker leads the
-    rack's leaders over its brokers, floor or ceil."""
-    index = {b: i for i, b in enumerate(members)}
-    supply = Counter(b for b in leader if b in index)
-    led = sum(supply.values())
-    via: dict[tuple, list[int]] = defaultdict(list)
+def _even_within_racks(lists, topics, movable, groups, leader) -> None:
+    """Within each rack, brokers lead floor or ceil of the rack's leaders. A leader moves
+    from the broker that leads most to one that leads fewest: directly where the latter
+    holds the partition, else by a swap inside one topic (o leads p, w is a replica of p
+    and leads q, u is a replica of q: w leads p, u leads q), which leaves every topic's
+    leaders per rack as they were."""
+    leads = Counter(leader)
+    led_by: dict[int, list[int]] = defaultdict(list)
+    led_in: dict[tuple, list[int]] = defaultdict(list)
     for p, b in enumerate(leader):
-        if movable[p] and b in index:
-            for other in lists[p]:
-                if other != b and other in index:
-                    via[index[b], index[other]].append(p)
-    floor, _ = divmod(led, len(members))
-    flows = _solve(len(members), [supply[b] for b in members], via,
-                   [(floor, 0)] * len(members), led)
-    moved: set[int] = set()
-    for (a, b), n in flows:
-        for p in via[a, b]:
-            if n == 0:
+        if movable[p]:
+            led_by[b].append(p)
+            led_in[topics[p], b].append(p)
+
+    def lead(p: int, b: int) -> None:
+        leads[leader[p]] -= 1
+        leader[p] = b
+        leads[b] += 1
+        led_by[b].append(p)
+        led_in[topics[p], b].append(p)
+
+    def swap(o: int, u: int) -> bool:
+        for p in led_by[o]:
+            if leader[p] != o:
+                continue
+            if u in lists[p]:
+                lead(p, u)
+                return True
+            for w in lists[p]:
+                if w == o:
+                    continue
+                for q in led_in[topics[p], w]:
+                    if q != p and leader[q] == w and u in lists[q]:
+                        lead(p, w)
+                        lead(q, u)
+                        return True
+        return False
+
+    for members in groups:
+        if len(members) < 2:
+            continue
+        while True:
+            ranked = sorted(members, key=lambda b: (-leads[b], b))
+            if leads[ranked[0]] - leads[ranked[-1]] <= 1:
                 break
-            if p not in moved and leader[p] == members[a]:
-                leader[p] = members[b]
-                moved.add(p)
-                n -= 1
+            if not any(swap(o, u) for o in ranked if leads[o] > leads[ranked[-1]] + 1
+                       for u in reversed(ranked) if leads[u] < leads[o] - 1):
+                break
 
 
 def _solve(n: int, supply: list[int], via: dict, bands: list[tuple[int, int]],
@@ -154,3 +168,65 @@ def _solve(n: int, supply: list[int], via: dict, bands: list[tuple[int, int]],
         return []
     moved = flow.flows(np.arange(len(arcs), dtype=np.int32))
     return [(arc, int(f)) for arc, f in zip(arcs, moved) if f]
+
+
+def spread_by_moves(lists: list[list[int]], before: list[list[int]], topics: list[str],
+                    movable: list[bool], brokers: dict[int, str | None], max_skew: int,
+                    closed: frozenset = frozenset()) -> None:
+    """Where no order of a topic's replicas spreads its leaders over racks (its replicas sit
+    in too few racks: RF 1, say), a changed topic's leader replicas move to a broker of the
+    rack that leads fewest, one partition at a time, the rack rule kept."""
+    racks = sorted({r for r in brokers.values() if r is not None})
+    if not racks:
+        return
+    load = Counter(b for reps in lists for b in reps)
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for p, t in enumerate(topics):
+        by_topic[t].append(p)
+    for t, pids in by_topic.items():
+        if all(lists[p] == before[p] for p in pids):
+            continue  # a topic the plan leaves as it is: not judged after it
+        for _ in range(len(pids)):
+            led = Counter(dict.fromkeys(racks, 0))
+            led.update(brokers.get(lists[p][0]) for p in pids if lists[p])
+            led.pop(None, None)
+            most = max(racks, key=lambda r: (led[r], r))
+            fewest = min(racks, key=lambda r: (led[r], r))
+            if led[most] - led[fewest] <= max_skew:
+                break
+            # from the rack that leads most and has a partition that may change
+            mine = next(filter(None, ([p for p in pids if movable[p] and lists[p]
+                                       and brokers.get(lists[p][0]) == r]
+                                      for r in sorted(racks, key=lambda r: (-led[r], r))
+                                      if led[r] - led[fewest] >= 2)), [])
+            there = [(p, b) for p in mine for b in lists[p] if brokers.get(b) == fewest]
+            if there:  # a replica in that rack already: it leads
+                p, u = there[0]
+                lists[p] = [u] + [b for b in lists[p] if b != u]
+                continue
+            candidates = [(load[u], u, p) for p in mine for u in brokers
+                          if brokers[u] == fewest and u not in closed]
+            if not candidates:
+                break
+            _, u, p = min(candidates)
+            load[lists[p][0]] -= 1
+            load[u] += 1
+            lists[p] = [u] + lists[p][1:]
+
+
+def skewed(lists: list[list[int]], before: list[list[int]], topics: list[str],
+           brokers: dict[int, str | None], max_skew: int) -> set[str]:
+    """The topics the plan changes whose leaders still differ by more than ``max_skew``
+    between racks (PL403 on the state after it)."""
+    racks = sorted({r for r in brokers.values() if r is not None})
+    if not racks:
+        return set()
+    led: dict[str, Counter] = defaultdict(lambda: Counter(dict.fromkeys(racks, 0)))
+    changed = set()
+    for t, reps, was in zip(topics, lists, before):
+        counts = led[t]  # every rack counts, led or not
+        if reps and brokers.get(reps[0]) is not None:
+            counts[brokers[reps[0]]] += 1
+        if reps != was:
+            changed.add(t)
+    return {t for t in changed if max(led[t].values()) - min(led[t].values()) > max_skew}

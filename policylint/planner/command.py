@@ -1,0 +1,175 @@
+"""``policylint plan`` end to end: read the snapshot and sizes, make the plan, lint it
+against the same snapshot, split it into batches and say what it does. The CLI parses
+the options and writes what this returns."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from typing import NamedTuple
+
+from . import PlanError, Request, make, read_snapshot
+from .batches import split, throttled
+from .report import text
+
+
+class Written(NamedTuple):
+    files: list[tuple[str, str]]  # (path, text): the plan, its rollback, its batches
+    plan: str  # the plan's JSON (printed when no --output)
+    summary: str
+    #: what lint found in the plan (``engine.Result``; None: no plan); findings: nothing
+    #: is written
+    linted: object
+
+
+def plan_json(plan: dict) -> str:
+    """Kafka's format, one partition per line (diffs stay readable; the tool reads it)."""
+    rows = ",\n".join("  " + json.dumps(p, separators=(",", ":")) for p in plan["partitions"])
+    return '{"version":1,"partitions":[\n' + rows + ("\n" if rows else "") + "]}\n"
+
+
+def log_dir_sizes(path: str) -> dict[tuple[str, int], int]:
+    """Partition sizes from ``kafka-log-dirs.sh --describe`` output (its JSON line, after
+    the lines it prints first): the largest replica of each partition."""
+    from ..sources import InputError
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"--log-dirs {path}: {exc.strerror or exc}") from None
+    found = [line for line in lines if line.lstrip().startswith("{")]
+    try:
+        data = json.loads(found[-1]) if found else None
+        sizes: dict[tuple[str, int], int] = {}
+        for broker in data["brokers"]:
+            for log_dir in broker.get("logDirs") or ():
+                for p in log_dir.get("partitions") or ():
+                    if p.get("isFuture"):
+                        continue
+                    topic, _, number = str(p["partition"]).rpartition("-")
+                    key = (topic, int(number))
+                    sizes[key] = max(sizes.get(key, 0), int(p["size"]))
+    except (TypeError, KeyError, ValueError, IndexError, AttributeError):
+        raise InputError(f"--log-dirs {path}: not the JSON kafka-log-dirs.sh --describe "
+                         "prints ({\"brokers\": [{\"broker\", \"logDirs\": [...]}]})") from None
+    return sizes
+
+
+def brokers_spec(text_: str) -> dict[int, str | None]:
+    """``1:eu-1a,2:eu-1b`` or ``1,2,3``: broker ids with their racks."""
+    from ..sources import InputError
+    brokers: dict[int, str | None] = {}
+    for item in filter(None, (i.strip() for i in text_.split(","))):
+        match = re.fullmatch(r"(\d{1,10})(?::(\S+))?", item)
+        if not match:
+            raise InputError(f"{item!r} is no broker: give ID or ID:RACK")
+        brokers[int(match[1])] = match[2]
+    return brokers
+
+
+def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: str | None,
+        policy: str | None, output: str | None, rollback: str | None,
+        max_per_broker: int | None, batch_size: int | None, throttle: int | None,
+        what: str) -> Written:
+    from .. import policy as policies
+    from ..sources import start_of
+    snapshot = read_snapshot(snapshot_path, brokers_spec(brokers) if brokers else None)
+    chosen = policies.load(policy, start_of([snapshot_path]))
+    not_allowed = sorted(t for t in request.rf if not chosen.allows_rf_change(t))
+    if not_allowed:
+        raise PlanError(f"--rf {not_allowed[0]}: the policy does not allow an RF change for "
+                        "it (allow_rf_change: in the policy, as PL201 judges)")
+    unknown = sorted(set(request.rf) - set(snapshot.topics))
+    if unknown:
+        raise PlanError(f"--rf {unknown[0]}: no such topic in the snapshot")
+    sizes_by_key = log_dir_sizes(log_dirs) if log_dirs else None
+    request = request._replace(
+        sizes=sizes_by_key,
+        rack_mode=chosen.rules.get("PL401", {}).get("mode", request.rack_mode),
+        max_skew=chosen.rules.get("PL403", {}).get("max_skew", request.max_skew))
+    made = make(snapshot, request)
+    sizes = [sizes_by_key.get(k, 0) for k in made.keys] if sizes_by_key else None
+    plan = plan_json(made.plan())
+    if not made.changed:  # nothing to move: no plan to write (Kafka refuses an empty one)
+        return Written([], "", text(made, what, sizes, [], throttle) +
+                       _how_to_run(made, [], [], output, throttle), None)
+    linted = _lint(plan, snapshot_path, snapshot, policy, bool(request.rf), brokers)
+    batches = split(made, max_per_broker, batch_size, sizes)
+    summary = text(made, what, sizes, batches, throttle)
+    files: list[tuple[str, str]] = []
+    if output:
+        files.append((output, plan))
+        files.append((rollback or _beside(output, "rollback"), plan_json(made.plan("before"))))
+        if len(batches) > 1:
+            for k, batch in enumerate(batches, 1):
+                files.append((_beside(output, f"batch-{k}"),
+                              plan_json(made.plan(only=batch.entries))))
+    elif rollback:
+        files.append((rollback, plan_json(made.plan("before"))))
+    summary += _how_to_run(made, batches, files, output, throttle)
+    return Written(files, plan, summary, linted)
+
+
+def _beside(path: str, what: str) -> str:
+    stem, ext = os.path.splitext(path)
+    return f"{stem}.{what}{ext or '.json'}"
+
+
+def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change: bool,
+          brokers: str | None):
+    """What ``policylint lint`` finds in the plan against the same snapshot."""
+    from ..linter import lint
+    with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
+        plan_path = os.path.join(folder, "plan.json")
+        with open(plan_path, "w", encoding="utf-8") as out:
+            out.write(plan)
+        cluster = snapshot_path
+        if brokers:  # kafka-topics.sh --describe output: its brokers as given
+            cluster = os.path.join(folder, "snapshot.json")
+            with open(cluster, "w", encoding="utf-8") as out:
+                json.dump(_as_snapshot(snapshot), out)
+        result = lint([plan_path], cluster=cluster, policy=policy, allow_rf_change=rf_change,
+                      baseline="")
+    result.findings = [f for f in result.findings if not f.suppressed]
+    return result
+
+
+def _as_snapshot(snapshot) -> dict:
+    profile = snapshot.profile
+    return {"kind": "ClusterSnapshot", "version": 1, "cluster": profile.name,
+            "brokers": [{"id": b, **({"rack": r} if r is not None else {})}
+                        for b, r in sorted(profile.brokers.items())],
+            "config": profile.config,
+            **({"kafka_version": profile.kafka_version} if profile.kafka_version else {}),
+            "topics": [{"name": t.name, "config": t.config, "partitions": [
+                {"partition": p.partition, "replicas": p.replicas,
+                 **({"isr": p.isr} if p.isr is not None else {}),
+                 "adding": p.adding, "removing": p.removing} for p in t.partitions]}
+                for t in snapshot.topics.values()]}
+
+
+def _how_to_run(made, batches, files, output, throttle) -> str:
+    if not made.changed:
+        return "  nothing to move: the cluster already meets the goal\n"
+    if not output:
+        return ""
+    plans = [path for path, _ in files if ".batch-" in path] or [output]
+    rate = f" --throttle {throttle}" if throttle else ""
+    lines = ["  to run it (each batch once the one before is complete):"]
+    for k, path in enumerate(plans, 1):
+        lines.append(f"    kafka-reassign-partitions.sh --bootstrap-server HOST:PORT "
+                     f"--reassignment-json-file {path} --execute{rate}")
+        lines.append(f"    kafka-reassign-partitions.sh --bootstrap-server HOST:PORT "
+                     f"--reassignment-json-file {path} --verify   # removes the throttle")
+        if throttle and len(batches) >= k:
+            configs = throttled(made, batches[k - 1])
+            senders = {b for i in batches[k - 1].entries for b in made.before[i]}
+            lines.append(f"      it sets leader/follower.replication.throttled.replicas on "
+                         f"{len(configs)} topics and the rates on {len(senders)} brokers")
+    rollback = [path for path, _ in files if ".rollback" in path]
+    if rollback:
+        lines.append(f"  to roll back: the same with {rollback[0]}")
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,89 @@
+"""What a plan does, in figures and per broker, as ``policylint plan`` prints it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..words import count
+
+
+def moved(before: list[int], after: list[int]) -> int:
+    """Replicas that arrive on a broker that did not hold the partition."""
+    return len(set(after) - set(before))
+
+
+def figures(made, sizes: list[int] | None = None) -> dict:
+    """Replicas moved, leaders changed, bytes to move, the largest inbound of a broker."""
+    inbound: Counter = Counter()
+    data = 0
+    for i in made.changed:
+        arriving = set(made.after[i]) - set(made.before[i])
+        inbound.update(arriving)
+        data += (sizes[i] if sizes else 0) * len(arriving)
+    return {"partitions": len(made.changed), "replicas_moved": sum(inbound.values()),
+            "leaders_changed": made.leaders_changed, "bytes_moved": data if sizes else None,
+            "max_inbound": max(inbound.values(), default=0)}
+
+
+def _per_broker(lists: list[list[int]], sizes: list[int] | None) -> tuple[Counter, ...]:
+    replicas, leaders, data = Counter(), Counter(), Counter()
+    for i, reps in enumerate(lists):
+        replicas.update(reps)
+        if reps:
+            leaders[reps[0]] += 1
+        if sizes:
+            for b in reps:
+                data[b] += sizes[i]
+    return replicas, leaders, data
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int | None) -> str:
+    f = figures(made, sizes)
+    lines = [f"policylint plan: {what}",
+             f"  {count(f['partitions'], 'partition')} of {len(made.keys):,} change: "
+             f"{count(f['replicas_moved'], 'replica')} move, "
+             f"{count(f['leaders_changed'], 'preferred leader')} change"
+             + (f", {_bytes(f['bytes_moved'])} to copy" if sizes else
+                " (sizes unknown: give --log-dirs for the data to move)")]
+    before = _per_broker(made.before, sizes)
+    after = _per_broker(made.after, sizes)
+    brokers = sorted(set(made.brokers) | set(before[0]) - {b for b in before[0] if b < 0})
+    racks = {b: made.brokers.get(b) for b in brokers}
+    header = f"  {'broker':>8}  {'rack':<10} {'replicas':>15} {'leaders':>13}" + \
+        (f" {'data':>23}" if sizes else "")
+    lines.append(header)
+    for b in brokers:
+        row = f"  {b:>8}  {str(racks[b] if racks[b] is not None else '-')[:10]:<10} " \
+              f"{before[0][b]:>6} -> {after[0][b]:<6} {before[1][b]:>5} -> {after[1][b]:<5}"
+        if sizes:
+            row += f" {_bytes(before[2][b]):>10} -> {_bytes(after[2][b]):<10}"
+        if b not in made.brokers:
+            row += "  (leaves)"
+        lines.append(row.rstrip())
+    for why, n in sorted(made.left.items()):
+        lines.append(f"  left as they are: {count(n, 'partition')} {why}")
+    for i, why in sorted(made.stuck.items()):
+        t, p = made.keys[i]
+        lines.append(f"  not placed: {t}-{p}: {why}")
+    if len(batches) > 1 or throttle:
+        for k, batch in enumerate(batches, 1):
+            most = max(batch.inbound.values(), default=0)
+            line = f"  batch {k}: {count(len(batch.entries), 'partition')}, at most " \
+                   f"{count(most, 'replica')} into one broker"
+            if sizes:
+                line += f", {_bytes(batch.data)} to copy"
+                if throttle and batch.data:
+                    busiest = max((sum(sizes[i] for i in batch.entries
+                                       if b in set(made.after[i]) - set(made.before[i]))
+                                   for b in batch.inbound), default=0)
+                    line += f", about {busiest / throttle / 60:.0f} min at {_bytes(throttle)}/s"
+            lines.append(line)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,227 @@
+"""policylint plan: what it writes passes lint against the same snapshot, moves no more than
+it must, and is the same every time."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("ortools")
+
+from policylint.planner import PlanError, Request, make, read_snapshot  # noqa: E402
+from policylint.planner.command import log_dir_sizes, run  # noqa: E402
+
+
+def write_snapshot(path, brokers, topics, **extra):
+    """``topics``: name -> list of partitions (replicas, or a dict of the partition's
+    fields)."""
+    data = {"kind": "ClusterSnapshot", "version": 1, "cluster": "c",
+            "brokers": [{"id": b, **({"rack": r} if r else {})} for b, r in brokers.items()],
+            "topics": [{"name": t, "partitions": [
+                {"partition": i, **(p if isinstance(p, dict) else {"replicas": p, "isr": p})}
+                for i, p in enumerate(parts)]} for t, parts in topics.items()], **extra}
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def striped(brokers: list[int], partitions: int, rf: int, shift: int = 0) -> list[list[int]]:
+    n = len(brokers)
+    return [[brokers[(p + shift + i) % n] for i in range(rf)] for p in range(partitions)]
+
+
+def plan_of(tmp_path, brokers, topics, request=Request(), **kw):
+    path = write_snapshot(tmp_path / "snapshot.json", brokers, topics)
+    return run(path, request, brokers=None, log_dirs=None, policy=None, output=None,
+               rollback=None, max_per_broker=kw.get("max_per_broker"),
+               batch_size=None, throttle=None, what="test")
+
+
+def moved(snapshot_topics, plan):
+    before = {(t, i): set(r if isinstance(r, list) else r["replicas"])
+              for t, ps in snapshot_topics.items() for i, r in enumerate(ps)}
+    return sum(len(set(e["replicas"]) - before[e["topic"], e["partition"]])
+               for e in plan["partitions"])
+
+
+RACKS3 = {b: "abc"[(b - 1) % 3] for b in range(1, 10)}
+
+
+def test_adding_brokers_moves_the_lower_bound_and_balances(tmp_path):
+    six = {b: r for b, r in RACKS3.items() if b <= 6}
+    topics = {f"t{i}": striped(list(six), 12, 3, i) for i in range(20)}
+    out = plan_of(tmp_path, RACKS3, topics)  # 7, 8, 9 registered, empty
+    assert not out.linted.findings
+    plan = json.loads(out.plan)
+    total = 20 * 12 * 3
+    assert moved(topics, plan) == 3 * total // 9  # what must arrive on 7, 8 and 9
+    after = {(t, i): r for t, ps in topics.items() for i, r in enumerate(ps)}
+    after.update({(e["topic"], e["partition"]): e["replicas"] for e in plan["partitions"]})
+    per_broker = Counter(b for r in after.values() for b in r)
+    leaders = Counter(r[0] for r in after.values())
+    assert max(per_broker.values()) - min(per_broker.values()) <= 1
+    assert max(leaders.values()) - min(leaders.values()) <= 1
+    assert all(len({RACKS3[b] for b in r}) == 3 for r in after.values())
+
+
+def test_draining_a_broker_moves_only_its_replicas(tmp_path):
+    topics = {f"t{i}": striped(list(RACKS3), 9, 3, i) for i in range(10)}
+    on_9 = sum(9 in r for ps in topics.values() for r in ps)
+    out = plan_of(tmp_path, RACKS3, topics, Request(remove=frozenset({9}), balance=False))
+    plan = json.loads(out.plan)
+    assert moved(topics, plan) == on_9
+    assert all(9 not in e["replicas"] and len({RACKS3[b] for b in e["replicas"]}) == 3
+               for e in plan["partitions"])
+    assert not out.linted.findings
+
+
+def test_replacing_a_broker_hands_its_replicas_to_the_new_one(tmp_path):
+    topics = {f"t{i}": striped(list(RACKS3), 9, 3, i) for i in range(10)}
+    brokers = {**RACKS3, 10: "b"}
+    out = plan_of(tmp_path, brokers, topics, Request(replace={5: 10}, balance=False))
+    plan = json.loads(out.plan)
+    on_5 = sum(5 in r for ps in topics.values() for r in ps)
+    assert len(plan["partitions"]) == on_5 and moved(topics, plan) == on_5
+    assert all(10 in e["replicas"] and 5 not in e["replicas"] for e in plan["partitions"])
+
+
+def test_racks_repaired_with_one_move_per_broken_partition(tmp_path):
+    topics = {"t": [[1, 4, 2], [2, 5, 3], [3, 6, 1], [1, 2, 3]]}  # 1 and 4 share rack a
+    out = plan_of(tmp_path, RACKS3, topics, Request(balance=False))
+    plan = json.loads(out.plan)
+    assert moved(topics, plan) == 3
+    assert not out.linted.findings
+
+
+def test_an_rf_larger_than_the_brokers_is_left_and_said(tmp_path):
+    brokers = {1: None, 2: None, 3: None}
+    topics = {"t": [[1, 2, 3], [1, 2, 4]], "u": [[1, 2, 3, 4, 5]]}
+    out = plan_of(tmp_path, brokers, topics, Request(balance=False))
+    plan = json.loads(out.plan)
+    assert [(e["topic"], e["partition"]) for e in plan["partitions"]] == [("t", 1)]
+    assert "u-0: RF 5 is larger than the 3 brokers" in out.summary
+
+
+def test_under_replicated_and_reassigning_partitions(tmp_path):
+    brokers = {1: None, 2: None, 3: None, 4: None}
+    topics = {"t": [{"replicas": [1, 2, 9], "isr": [1, 2]}, [2, 3, 9]]}
+    out = plan_of(tmp_path, brokers, topics, Request(balance=False))
+    plan = json.loads(out.plan)
+    assert [e["partition"] for e in plan["partitions"]] == [1]  # 0 is under-replicated
+    assert "1 partition under-replicated (PL305)" in out.summary
+    moving = {"t": [{"replicas": [1, 2, 3], "adding": [3], "removing": [4], "isr": [1, 2]}]}
+    with pytest.raises(PlanError, match="in flight"):
+        plan_of(tmp_path, brokers, moving)
+
+
+def test_rf_change_only_where_the_policy_allows(tmp_path):
+    topics = {"t": striped([1, 2, 3], 3, 2)}
+    with pytest.raises(PlanError, match="does not allow"):
+        plan_of(tmp_path, RACKS3, topics, Request(rf={"t": 3}))
+    (tmp_path / ".policylint.yaml").write_text("allow:\n  rf_change: [t]\n")
+    out = plan_of(tmp_path, RACKS3, topics, Request(rf={"t": 3}))
+    assert all(len(e["replicas"]) == 3 for e in json.loads(out.plan)["partitions"])
+    assert not out.linted.findings
+
+
+def random_cluster(rng: random.Random):
+    n_racks = rng.choice([0, 1, 2, 3, 4])
+    n = rng.randint(1, 12)
+    brokers = {b: (f"r{rng.randrange(n_racks)}" if n_racks else None)
+               for b in rng.sample(range(1, 40), n)}
+    topics = {}
+    for t in range(rng.randint(1, 6)):
+        rf = rng.randint(1, 5)
+        parts = []
+        for _ in range(rng.randint(1, 8)):
+            pool = list(brokers) + [97, 98, 99]  # dead brokers
+            reps = rng.sample(pool, min(rf, len(pool)))
+            if rng.random() < 0.1 and len(reps) > 1:
+                reps[-1] = -1  # a placeholder
+            isr = None if rng.random() < 0.5 else [b for b in reps if b in brokers]
+            parts.append({"replicas": reps, **({"isr": isr} if isr is not None else {})})
+        topics[f"topic-{t}"] = parts
+    return brokers, topics
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_every_plan_passes_lint_against_its_snapshot(tmp_path, seed):
+    rng = random.Random(seed)
+    brokers, topics = random_cluster(rng)
+    goal = rng.choice([Request(), Request(balance=False)])
+    out = plan_of(tmp_path, brokers, topics, goal)
+    if out.linted is None:  # nothing to move
+        assert "nothing to move" in out.summary and not out.plan
+        return
+    assert not [f"{f.rule} {f.message}" for f in out.linted.findings]
+    plan = json.loads(out.plan)
+    for e in plan["partitions"]:
+        assert len(set(e["replicas"])) == len(e["replicas"])
+        assert all(b in brokers for b in e["replicas"])
+        assert len(e["replicas"]) == len(topics[e["topic"]][e["partition"]]["replicas"])
+    again = plan_of(tmp_path, brokers, topics, goal)
+    assert again.plan == out.plan  # byte for byte
+
+
+def test_cli_writes_plan_rollback_and_batches(tmp_path):
+    topics = {f"t{i}": striped([1, 2, 3, 4, 5, 6], 12, 3, i) for i in range(10)}
+    snap = write_snapshot(tmp_path / "snap.json", RACKS3, topics)
+    out = tmp_path / "plan.json"
+    cmd = [sys.executable, "-m", "policylint", "plan", snap, "-o", str(out),
+           "--max-moves-per-broker", "15", "--throttle", "50M"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(out.read_text())
+    rollback = json.loads((tmp_path / "plan.rollback.json").read_text())
+    assert [(e["topic"], e["partition"]) for e in rollback["partitions"]] == \
+        [(e["topic"], e["partition"]) for e in plan["partitions"]]
+    batches = sorted(tmp_path.glob("plan.batch-*.json"))
+    assert len(batches) > 1
+    entries = 0
+    for batch in batches:
+        inbound = Counter()
+        for e in json.loads(batch.read_text())["partitions"]:
+            inbound.update(set(e["replicas"]) - set(topics[e["topic"]][e["partition"]]))
+            entries += 1
+        assert max(inbound.values(), default=0) <= 15
+    assert entries == len(plan["partitions"])
+    assert "--execute --throttle 52428800" in done.stderr
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 2 and "not overwritten" in again.stderr  # not ours
+    assert subprocess.run(cmd + ["--force"], capture_output=True).returncode == 0
+    assert json.loads(out.read_text()) == plan  # deterministic
+
+
+def test_describe_output_with_brokers_and_log_dirs(tmp_path):
+    describe = tmp_path / "describe.txt"
+    describe.write_text(
+        "Topic: orders\tTopicId: x\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n"
+        "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\n"
+        "\tTopic: orders\tPartition: 1\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\n")
+    dirs = tmp_path / "dirs.txt"
+    dirs.write_text("Querying brokers for log directories information\n"
+                    "Received log directory information from brokers 1,2\n" + json.dumps(
+                        {"version": 1, "brokers": [{"broker": 1, "logDirs": [
+                            {"logDir": "/d", "error": None, "partitions": [
+                                {"partition": "orders-0", "size": 1000, "offsetLag": 0,
+                                 "isFuture": False},
+                                {"partition": "orders-1", "size": 3000, "offsetLag": 0,
+                                 "isFuture": False}]}]}]}) + "\n")
+    assert log_dir_sizes(str(dirs)) == {("orders", 0): 1000, ("orders", 1): 3000}
+    out = run(str(describe), Request(), brokers="1:a,2:b,3:a,4:b", log_dirs=str(dirs),
+              policy=None, output=None, rollback=None, max_per_broker=None,
+              batch_size=None, throttle=None, what="test")
+    assert not out.linted.findings
+    plan = json.loads(out.plan)
+    assert moved({"orders": [[1, 2], [1, 2]]}, plan) == 2
+    assert "KiB to copy" in out.summary or "B to copy" in out.summary
+
+
+def test_no_rack_for_some_brokers_is_refused(tmp_path):
+    path = write_snapshot(tmp_path / "s.json", {1: "a", 2: "b", 3: None}, {"t": [[1, 2]]})
+    with pytest.raises(PlanError, match="no rack"):
+        make(read_snapshot(path), Request())
