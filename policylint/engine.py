@@ -14,8 +14,8 @@ from . import kafka_configs
 from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_min_isr,
                     manifest_rf, manifest_rf_stated, min_isr_is_default, smallest_rf,
                     snapshot_topic_rf, unknown_fields)
-from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Plan, Ref, Snapshot,
-                    TopicSpec)
+from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Fix, Plan, Ref,
+                    Snapshot, TopicSpec)
 from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
@@ -446,6 +446,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                 # the loop over targets in C: 10,000 manifests are 10,000 calls per rule
                 findings.extend(chain.from_iterable(
                     map(rule.check, checked, repeat(ctx), repeat(options))))
+    _plan_fixes(findings, runs, policy)
     findings.extend(_expired_exemptions(policy))
     # how a tool names a declaration (a Terraform resource address): its findings say it
     origins = {(id(m.doc), m.name): m.origin for _, targets in runs
@@ -475,6 +476,41 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
+
+
+class PlanFix:
+    """The repair of a plan (``policylint.planner.repair``), worked out when ``--fix``
+    asks for it: every finding it resolves carries the same one."""
+
+    def __init__(self, plan: Plan, ctx: Context):
+        self.plan, self.ctx, self._done = plan, ctx, None
+
+    def repair(self):
+        if self._done is None:
+            from .planner.repair import repair
+            self._done = repair(self.plan, self.ctx)
+        return self._done
+
+
+def _plan_fixes(findings: list[Finding], runs: list, policy: CompiledPolicy) -> None:
+    """Findings on plan entries of rules whose findings a repaired plan resolves carry the
+    plan's repair as their fix, where the plan's cluster (its brokers) is known."""
+    fixing = {code for code, rule in policy.rules.items() if rule.plan_fix}
+    plans = {id(plan.doc): (plan, ctx) for ctx, targets in runs
+             if ctx.profile is not None and ctx.profile.brokers
+             for plan in targets.get("plan", ())} if fixing else {}
+    if not plans:
+        return
+    made: dict[int, Fix] = {}
+    for finding in findings:
+        if finding.rule in fixing and finding.fix is None and finding.at is not None:
+            found = plans.get(id(finding.at[0]))
+            if found is not None:
+                plan, ctx = found
+                key = id(plan.doc)
+                if key not in made:
+                    made[key] = Fix("repair", (plan.doc, ("partitions",)), PlanFix(plan, ctx))
+                finding.fix = made[key]
 
 
 #: how many subjects of a finding that stands for several its message names

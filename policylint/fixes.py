@@ -7,7 +7,9 @@ A file is rewritten only if the result changes no line but those of the fixed en
 file ruamel would reformat elsewhere is left to the user, and said so), re-parses, and is
 unchanged on disk since it was read; it is written as ``policylint.writes`` writes a user's
 file (by the path it was read by, atomically, mode, owner and byte order mark kept).
-Plans and other JSON files get no fixes.
+A reassignment plan (JSON) is fixed as a whole: the replica lists of the entries its repair
+changes (``policylint.planner.repair``) are rewritten where they are written, the rest of the
+file byte for byte; a plan the repair cannot place is left as it is, with the reason.
 
 ``--add-noqa`` inserts ``# policylint: disable=CODE reason`` on its own line above each
 finding's line, indented as that line; a file whose values would read differently after it
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import json
 import re
 from dataclasses import dataclass
 
@@ -43,9 +46,85 @@ def apply(findings: list[Finding], write: bool) -> list[Outcome]:
         if fix is None or finding.suppressed:
             continue
         source = fix.source if isinstance(fix, LineFix) else fix.at[0].source
-        if source.format == "yaml":
+        if source.format == "yaml" or _repairs(fix):
             by_source.setdefault(id(source), (source, []))[1].append(finding)
-    return [_fixed(source, found, write) for source, found in by_source.values()]
+    return [_repaired(source, found, write) if _repairs(found[0].fix) else
+            _fixed(source, found, write) for source, found in by_source.values()]
+
+
+def _repairs(fix: Fix | LineFix) -> bool:
+    return isinstance(fix, Fix) and fix.action == "repair"
+
+
+def _repaired(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
+    """A plan with the replica lists its repair changes rewritten in place (and their
+    ``log_dirs``: a kept replica keeps its directory, a new one is "any")."""
+    fix = findings[0].fix
+    done = fix.value.repair()
+    if done.problem:
+        return Outcome(source.name, 0, "", f"the plan cannot be repaired: {done.problem}")
+    doc, plan = fix.at[0], fix.value.plan
+    edits = []
+    for i, replicas in done.lists.items():
+        move = plan.moves[i]
+        edits.append((("partitions", move.index, "replicas"), replicas))
+        if move.log_dirs is not None:
+            dirs = dict(zip(move.replicas, move.log_dirs))
+            edits.append((("partitions", move.index, "log_dirs"),
+                          [dirs.get(b, "any") for b in replicas]))
+    text = source.text
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def offset(path: tuple) -> int:
+        line, column = doc.locate(path) or (1, 1)
+        return starts[line - 1] + column - 1
+
+    for path, value in sorted(edits, key=lambda e: -offset(e[0])):
+        start = offset(path)
+        end = _array_end(text, start)
+        if end is None:
+            return Outcome(source.name, 0, "", f"{'.'.join(map(str, path))} is not where it "
+                           "was read: fix it by hand")
+        spaced = ", " in text[start:end]
+        text = text[:start] + json.dumps(value, separators=(", " if spaced else ",", ": ")) \
+            + text[end:]
+    try:
+        json.loads(text)
+    except ValueError:
+        return Outcome(source.name, 0, "", "the fixed text would not parse")
+    diff = "".join(difflib.unified_diff(source.text.splitlines(True), text.splitlines(True),
+                                        f"a/{source.name}", f"b/{source.name}"))
+    if write and source.from_stdin:
+        return Outcome(source.name, len(findings), diff, stdin=text)
+    if write and text != source.text:
+        problem = _write(source, text)
+        if problem:
+            return Outcome(source.name, 0, diff, problem)
+    return Outcome(source.name, len(findings), diff)
+
+
+def _array_end(text: str, start: int) -> int | None:
+    """Just past the JSON array that starts at ``start`` (None: no array there)."""
+    if text[start:start + 1] != "[":
+        return None
+    depth, i, quoted = 0, start, False
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
 
 
 def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:

@@ -79,6 +79,9 @@ class Rule:
     config_keys: ClassVar[frozenset[str] | None] = None
     #: whether ``--fix`` can resolve some of its findings (those that carry a ``fix``)
     fixable: ClassVar[bool] = False
+    #: whether ``--fix`` resolves its findings on plan entries by repairing the plan (the
+    #: engine attaches the repair: ``policylint.planner.repair``)
+    plan_fix: ClassVar[bool] = False
     #: where the rule's documentation is published (SARIF's ``helpUri``, ``explain``); a
     #: built-in rule's is its page in docs/rules, made from its docstring
     url: ClassVar[str | None] = None

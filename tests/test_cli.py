@@ -81,7 +81,7 @@ def test_text_output_clickable_with_summary(repo):
     result = invoke("lint", ".")  # the snapshot is linted and is the cluster context
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert any(line.startswith("plans/grow.json:1:79: PL201 [error] ") and
+    assert any(line.startswith("plans/grow.json:1:79: PL201 [*] [error] ") and
                "changed from 3 to 4" in line for line in lines)
     assert any(line.startswith("topics/orders.yaml:6:33: PL302 [*] [warning] ")
                for line in lines)
@@ -186,9 +186,9 @@ def test_config_is_the_policy_option_and_h_is_help(repo):
 def test_statistics_and_quiet(repo):
     result = invoke("lint", "plans", "topics", "--cluster", "clusters/prod.yaml", "--statistics")
     assert result.exit_code == 1
-    assert result.stdout.splitlines() == ["1  PL115       error    unknown-broker",
-                                          "1  PL201       error    rf-change",
-                                          "1  PL203       error    rf-exceeds-brokers",
+    assert result.stdout.splitlines() == ["1  PL115  [*]  error    unknown-broker",
+                                          "1  PL201  [*]  error    rf-change",
+                                          "1  PL203  [*]  error    rf-exceeds-brokers",
                                           "1  PL302  [*]  warning  min-isr-equals-rf"]
     quiet = invoke("lint", "topics", "--format", "concise", "-q").stdout
     assert quiet == ("topics/orders.yaml:6:33: PL302 [*] [warning] topic orders: "

@@ -103,7 +103,7 @@ def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path):
     assert (tmp_path / "t.yaml").read_text().endswith("# edited meanwhile\n")
 
 
-def test_plans_get_no_fixes(tmp_path):
+def test_plans_without_their_cluster_get_no_fixes(tmp_path):
     write_files(tmp_path, {"plan.json": '{"version": 1, "partitions": [{"topic": "t", '
                                         '"partition": 0, "replicas": [1, 1]}]}'})
     os.chdir(tmp_path)

@@ -225,3 +225,18 @@ def test_no_rack_for_some_brokers_is_refused(tmp_path):
     path = write_snapshot(tmp_path / "s.json", {1: "a", 2: "b", 3: None}, {"t": [[1, 2]]})
     with pytest.raises(PlanError, match="no rack"):
         make(read_snapshot(path), Request())
+
+
+def test_fix_leaves_a_plan_it_cannot_place_and_says_why(tmp_path):
+    snap = write_snapshot(tmp_path / "snap.json", {1: None, 2: None, 3: None},
+                          {"t": [[1, 2, 3]]})
+    plan = tmp_path / "plan.json"
+    text = '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3, 4]}]}\n'
+    plan.write_text(text)
+    (tmp_path / ".policylint.yaml").write_text("allow:\n  rf_change: [t]\n")
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", str(plan), "--cluster",
+                           snap, "--select", "PL", "--fix"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 1
+    assert "t-0: RF 4 is larger than the 3 brokers it may use" in done.stderr
+    assert plan.read_text() == text

@@ -1,173 +1,131 @@
 """Preferred leaders: which replica goes first in each partition's list.
 
-Moving leadership moves no data, but each change is a leader election the operator sees:
-the fewest changes that meet two goals. First every topic's leaders spread over the racks
-(PL403: the most and least loaded rack differ by at most one), a minimum-cost flow that
-OR-Tools solves per topic (``SimpleMinCostFlow``): leadership flows from rack to rack along
-the partitions that have a replica in both, a unit costs one change, and each rack's way
-to the sink has three bands (up to its floor free, one more at a price that is lowest for
-the racks leading fewest over the cluster, beyond at a higher price), so the flow fills
-every floor first and changes the fewest leaders doing it. Then, within each rack, every
-broker leads its share (``_even_within_racks``), by moves that keep each topic's racks.
+Moving leadership moves no data, but each change is a leader election the operator sees.
+Two goals: every topic's leaders spread over the racks (PL403: the most and least loaded
+rack differ by at most one), and every broker leads its share of the partitions. Each
+topic in turn is a minimum-cost flow that OR-Tools solves (``SimpleMinCostFlow``): each
+partition sends one unit (its leadership) to the rack of one of its replicas; the arc's
+price is what one more leader costs that broker given what the other topics put on it
+(the slope of its squared distance from its share) plus one unit for a change; each
+rack's way to the sink has bands (up to the topic's floor free, one more at a price,
+beyond at a prohibitive one), so every topic is spread first, then brokers are evened
+out, then changes are few. Topics are solved one after another (a broker's price follows
+what the topics before chose), in two passes.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-#: a unit above a node's floor, and above its ceiling: dearer than any change of leaders
-_ABOVE, _BEYOND = 1_000, 1_000_000
+#: prices: a change of leader; a unit above a rack's floor, and above its ceiling in a
+#: topic (dearer than any broker's load)
+_CHANGE, _ABOVE, _BEYOND = 10, 10**7, 10**9
+_PASSES = 2
 
 
 def order(lists: list[list[int]], topics: list[str], movable: list[bool],
           brokers: dict[int, str | None], first: list[int | None],
           balance: bool = True) -> list[list[int]]:
-    """Each partition's replicas, each movable one's leader first: ``first`` (today's leader) where the
-    goals allow, else the replica the flows choose. Without ``balance`` (a repair),
-    brokers' shares of leaders are left as they are."""
+    """Each partition's replicas, the leader of each movable one first: ``first`` (today's
+    leader) where the goals allow, else the replica the flows choose. Without
+    ``balance`` (a repair), brokers' loads do not count: only the racks of topics."""
     leader = [f if f is not None and ok and f in reps else (reps[0] if reps else None)
               for reps, f, ok in zip(lists, first, movable)]
-    rack = brokers
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for pid, (t, ok) in enumerate(zip(topics, movable)):
+        by_topic[t].append(pid)
+    chosen = [t for t in sorted(by_topic) if any(movable[p] for p in by_topic[t])]
+    leads = Counter(b for b in leader if b in brokers)
+    mean = sum(leads.values()) / len(brokers)
     racks = sorted({r for r in brokers.values() if r is not None})
-    if racks:
-        _spread_over_racks(lists, topics, movable, rack, racks, leader, Counter(leader))
-    if balance:
-        _even_within_racks(lists, topics, movable, _rack_groups(brokers, racks), leader)
+    # first each topic over racks alone (fewest changes), then brokers evened out
+    for weighed in [False] + [True] * (_PASSES if balance else 0):
+        changed = 0
+        for t in chosen:
+            changed += _topic(by_topic[t], lists, movable, brokers, racks, leader, first,
+                              leads, mean if weighed else None)
+        if weighed and not changed:
+            break
     return [[lead] + [b for b in reps if b != lead] if ok and reps and reps[0] != lead
             else reps for reps, lead, ok in zip(lists, leader, movable)]
 
 
-def _rack_groups(brokers: dict, racks: list) -> list[list[int]]:
-    if not racks:
-        return [sorted(brokers)]
-    groups = defaultdict(list)
-    for b, r in sorted(brokers.items()):
-        groups[r].append(b)
-    return [groups[r] for r in racks]
-
-
-def _spread_over_racks(lists, topics, movable, rack, racks, leader, leads: Counter) -> None:
-    """Per topic, leaders over racks within one of each other; the racks that lead one more
-    are those that lead fewest over the whole cluster."""
-    by_topic: dict[str, list[int]] = defaultdict(list)
-    for pid, t in enumerate(topics):
-        by_topic[t].append(pid)
-    size = Counter(rack.values())
-    total = Counter()
-    for pid, b in enumerate(leader):
-        total[rack.get(b)] += 1
-    everyone = sum(total[r] for r in racks)
-    for t in sorted(by_topic):
-        pids = by_topic[t]
-        if not any(movable[p] for p in pids):
-            continue
-        # the racks furthest below their share of the cluster's leaders take the extras
-        rank = {r: i for i, r in enumerate(sorted(
-            racks, key=lambda r: (total[r] - everyone * size[r] / len(rack), r)))}
-        index = {r: i for i, r in enumerate(racks)}
-        supply = Counter(rack.get(leader[p]) for p in pids)
-        led = sum(supply[r] for r in racks)
-        via: dict[tuple, list[int]] = defaultdict(list)
-        for p in pids:
-            here = rack.get(leader[p])
-            if movable[p] and here is not None:
-                for r in {rack[b] for b in lists[p] if rack.get(b) is not None} - {here}:
-                    via[index[here], index[r]].append(p)
-        floor, _ = divmod(led, len(racks))
-        flows = _solve(len(racks), [supply[r] for r in racks], via,
-                       [(floor, 2 * rank[r]) for r in racks], led)
-        for (a, b), n in flows:
-            for p in via[a, b]:
-                if n == 0:
-                    break
-                if rack.get(leader[p]) == racks[a]:
-                    total[racks[a]] -= 1
-                    total[racks[b]] += 1
-                    leads[leader[p]] -= 1
-                    leader[p] = _least_leading(lists[p], racks[b], rack, leads)
-                    leads[leader[p]] += 1
-                    n -= 1
-
-
-def _least_leading(replicas: list[int], r: str, rack: dict, leads: Counter) -> int:
-    return min((b for b in replicas if rack.get(b) == r), key=lambda b: (leads[b], b))
-
-
-def _even_within_racks(lists, topics, movable, groups, leader) -> None:
-    """Within each rack, brokers lead floor or ceil of the rack's leaders. A leader moves
-    from the broker that leads most to one that leads fewest: directly where the latter
-    holds the partition, else by a swap inside one topic (o leads p, w is a replica of p
-    and leads q, u is a replica of q: w leads p, u leads q), which leaves every topic's
-    leaders per rack as they were."""
-    leads = Counter(leader)
-    led_by: dict[int, list[int]] = defaultdict(list)
-    led_in: dict[tuple, list[int]] = defaultdict(list)
-    for p, b in enumerate(leader):
-        if movable[p]:
-            led_by[b].append(p)
-            led_in[topics[p], b].append(p)
-
-    def lead(p: int, b: int) -> None:
-        leads[leader[p]] -= 1
-        leader[p] = b
-        leads[b] += 1
-        led_by[b].append(p)
-        led_in[topics[p], b].append(p)
-
-    def swap(o: int, u: int) -> bool:
-        for p in led_by[o]:
-            if leader[p] != o:
-                continue
-            if u in lists[p]:
-                lead(p, u)
-                return True
-            for w in lists[p]:
-                if w == o:
-                    continue
-                for q in led_in[topics[p], w]:
-                    if q != p and leader[q] == w and u in lists[q]:
-                        lead(p, w)
-                        lead(q, u)
-                        return True
-        return False
-
-    for members in groups:
-        if len(members) < 2:
-            continue
-        while True:
-            ranked = sorted(members, key=lambda b: (-leads[b], b))
-            if leads[ranked[0]] - leads[ranked[-1]] <= 1:
-                break
-            if not any(swap(o, u) for o in ranked if leads[o] > leads[ranked[-1]] + 1
-                       for u in reversed(ranked) if leads[u] < leads[o] - 1):
-                break
-
-
-def _solve(n: int, supply: list[int], via: dict, bands: list[tuple[int, int]],
-           total: int) -> list[tuple[tuple[int, int], int]]:
-    """Units moved along each arc (a, b) of ``via`` (capacity: its partitions) so that node
-    i ends with at least ``bands[i][0]`` units where it can, extras where their price
-    (``bands[i][1]``) is lowest, with the fewest units moved."""
-    if not via or total == 0:
-        return []
+def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> int:
+    """One topic's leaders, chosen by a flow: partition -> broker (a change costs) ->
+    its rack (the broker's j-th leader of this topic costs the slope of its squared
+    distance from ``mean`` there: convex, so a topic does not pile onto one broker) ->
+    sink (the rack's bands); how many leaders differ from before."""
     import numpy as np
     from ortools.graph.python import min_cost_flow
-    arcs = sorted(via)
-    sink = n
-    tails = [a for a, _ in arcs] + list(range(n)) * 3
-    heads = [b for _, b in arcs] + [sink] * (3 * n)
-    caps = [len(via[a]) for a in arcs] + [f for f, _ in bands] + [1] * n + [total] * n
-    costs = [1] * len(arcs) + [0] * n + [_ABOVE + p for _, p in bands] + [_BEYOND] * n
+    members = [p for p in pids if leader[p] in brokers]  # others lead nowhere counted
+    options = {p: [b for b in dict.fromkeys(lists[p] if movable[p] else [leader[p]])
+                   if b in brokers] for p in members}
+    if _settled(members, options, brokers, racks, leader, leads, mean):
+        return 0
+    for p in members:
+        leads[leader[p]] -= 1
+    n = len(members)
+    local = {b: n + i for i, b in enumerate(sorted({b for bs in options.values()
+                                                     for b in bs}))}
+    rack_node = {r: n + len(local) + i for i, r in enumerate(racks or [None])}
+    sink = n + len(local) + len(rack_node)
+    tails, heads, caps, costs = [], [], [], []
+
+    def arc(tail: int, head: int, cap: int, cost: int) -> None:
+        tails.append(tail)
+        heads.append(head)
+        caps.append(cap)
+        costs.append(cost)
+
+    for i, p in enumerate(members):
+        for b in options[p]:
+            arc(i, local[b], 1, 0 if b == first[p] else _CHANGE)
+    arcs = len(tails)
+    can = Counter(b for bs in options.values() for b in bs)
+    for b, node in local.items():
+        head = rack_node[brokers[b] if racks else None]
+        for j in range(can[b]):
+            arc(node, head, 1, 0 if mean is None else 20 * (leads[b] + j) + 10 - round(20 * mean))
+    floor = n // len(rack_node)
+    for cap, price in ((floor, 0), (1, _ABOVE), (n, _BEYOND)):
+        for node in rack_node.values():
+            arc(node, sink, cap, price)
+    loads = arcs + sum(can.values())  # the broker -> rack arcs end here
+    low = min(costs[arcs:loads], default=0)
+    if low < 0:  # prices relative to the cheapest: none negative
+        costs[arcs:loads] = [c - low for c in costs[arcs:loads]]
     flow = min_cost_flow.SimpleMinCostFlow()
     flow.add_arcs_with_capacity_and_unit_cost(
         np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
         np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
-    flow.set_nodes_supplies(np.arange(n + 1, dtype=np.int32),
-                            np.array(supply + [-total], dtype=np.int64))
-    if flow.solve() != flow.OPTIMAL:
-        return []
-    moved = flow.flows(np.arange(len(arcs), dtype=np.int32))
-    return [(arc, int(f)) for arc, f in zip(arcs, moved) if f]
+    supplies = np.zeros(sink + 1, dtype=np.int64)
+    supplies[:n] = 1
+    supplies[sink] = -n
+    flow.set_nodes_supplies(np.arange(sink + 1, dtype=np.int32), supplies)
+    changed = 0
+    if n and flow.solve() == flow.OPTIMAL:
+        by_node = {node: b for b, node in local.items()}
+        used = flow.flows(np.arange(arcs, dtype=np.int32))
+        for a in np.flatnonzero(used):
+            p, b = members[tails[a]], by_node[heads[a]]
+            changed += leader[p] != b
+            leader[p] = b
+    for p in members:
+        leads[leader[p]] += 1
+    return changed
+
+
+def _settled(members, options, brokers, racks, leader, leads, mean) -> bool:
+    """Whether no flow would change the topic: its racks within one of each other, and
+    (weighing brokers) no leader on a broker two above another it could move to."""
+    counts = Counter(brokers[leader[p]] for p in members) if racks else Counter()
+    if racks and (len(counts) < min(len(racks), len(members)) or
+                  max(counts.values(), default=0) - min(counts.values(), default=0) > 1):
+        return False
+    if mean is None:
+        return True
+    most = max((leads[leader[p]] for p in members), default=0)
+    return all(leads[b] >= most - 1 for p in members for b in options[p])
 
 
 def spread_by_moves(lists: list[list[int]], before: list[list[int]], topics: list[str],

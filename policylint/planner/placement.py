@@ -40,6 +40,9 @@ class Goal(NamedTuple):
     rack_mode: str = "strict"  # PL401's
     sizes: list[int] | None = None  # bytes of each partition, where known
     closed: frozenset = frozenset()  # brokers that take no new replica (cordoned)
+    #: per partition, brokers that hold it today (a repaired plan's): a hole goes to one of
+    #: them first, where the rack rule allows, as that copies no data
+    holders: list | None = None
 
 
 class Placement(NamedTuple):
@@ -66,7 +69,7 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
     state.set_targets(sum(len(s) for s in out), goal.rf)
     stuck: dict[int, str] = {}
     for pid in holes:
-        why = state.fill(out[pid])
+        why = state.fill(out[pid], goal.holders[pid] if goal.holders else ())
         if why:
             stuck[pid] = why
     if goal.balance:
@@ -98,6 +101,12 @@ class _State:
         """The partition's slots: its replicas where they may stay, None where one must
         arrive; ``rf`` slots."""
         rack, racks = self.rack, self.racks
+        if len(replicas) == rf:  # the usual: every replica where it may stay
+            on = [rack.get(b, _NONE) for b in replicas]
+            if _NONE not in on and len(set(replicas)) == rf and (
+                    not racks or len(set(on)) == min(rf, len(racks)) and
+                    (rf <= len(racks) or not self.even)):
+                return list(replicas)
         cap = math.ceil(rf / len(racks)) if racks and self.even else rf
         seen: set[int] = set()
         per_rack: Counter = Counter()
@@ -199,12 +208,19 @@ class _State:
     def _best_of(self, racks: list, slots: list, below: bool) -> tuple | None:
         return min(filter(None, (self._best(r, slots, below) for r in racks)), default=None)
 
-    def fill(self, slots: list) -> str | None:
-        """Fills the partition's holes; why not, where it cannot."""
+    def fill(self, slots: list, holders=()) -> str | None:
+        """Fills the partition's holes (from ``holders`` first); why not, where it
+        cannot."""
         for i, b in enumerate(slots):
             if b is not None:
                 continue
             fewest, allowed = self._open_racks(slots)
+            held = [h for h in holders if h in self.target and h not in slots and
+                    (self.rack[h] if self.racks else None) in allowed]
+            if held:
+                slots[i] = held[0]
+                self._moved(held[0], 1)
+                continue
             best = self._best_of(fewest, slots, False) or self._best_of(allowed, slots, False)
             if best is None:
                 return self._why(slots)

@@ -27,6 +27,7 @@ class DuplicateReplica(Rule):
     ```
     """
     code = "PL112"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "duplicate-replica"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")

@@ -28,6 +28,7 @@ class UnknownBroker(Rule):
     ```
     """
     code = "PL115"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "unknown-broker"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")

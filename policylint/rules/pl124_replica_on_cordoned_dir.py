@@ -32,6 +32,7 @@ class ReplicaOnCordonedDir(Rule):
     ```
     """
     code = "PL124"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "replica-on-cordoned-dir"
     severity = "error"
     targets = ("plan",)

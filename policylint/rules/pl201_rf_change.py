@@ -32,6 +32,7 @@ class RfChange(Rule):
     ```
     """
     code = "PL201"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "rf-change"
     severity = "error"
     targets = ("plan",)

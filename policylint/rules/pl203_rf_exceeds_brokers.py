@@ -30,6 +30,7 @@ class RfExceedsBrokers(Rule):
     ```
     """
     code = "PL203"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "rf-exceeds-brokers"
     severity = "error"
     targets = ("manifest", "plan", "snapshot")

@@ -38,6 +38,7 @@ class InconsistentRf(Rule):
     ```
     """
     code = "PL205"
+    plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "inconsistent-rf"
     severity = "warning"
     targets = ("snapshot", "plan", "manifest")

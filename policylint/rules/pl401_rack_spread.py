@@ -37,6 +37,7 @@ class RackSpread(Rule):
     - `mode` (`strict` or `even`, default `strict`).
     """
     code = "PL401"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "rack-spread"
     severity = "error"
     targets = ("plan", "snapshot", "manifest")

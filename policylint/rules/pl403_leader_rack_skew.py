@@ -31,6 +31,7 @@ class LeaderRackSkew(Rule):
     - `max_skew` (integer, default 1): the largest accepted difference.
     """
     code = "PL403"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "leader-rack-skew"
     severity = "warning"
     targets = ("snapshot", "plan")

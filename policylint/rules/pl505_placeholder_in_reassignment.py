@@ -24,6 +24,7 @@ class PlaceholderInReassignment(Rule):
     ```
     """
     code = "PL505"
+    fixable = plan_fix = True  # --fix repairs the plan (policylint.planner.repair)
     name = "placeholder-in-reassignment"
     severity = "error"
     targets = ("plan",)
