@@ -724,8 +724,8 @@ def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
     from . import policy as policies
     from .registry import all_rules
     with _exit_2_on_errors():
-        rules = all_rules()
         default = policies.load_pack("default")
+        rules = {**all_rules(), **{r.code: r for r in policies.load().custom_rules}}
     if fmt == "json":
         import json
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
@@ -743,15 +743,22 @@ def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
 
 
 @app.command()
-def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name.")) -> None:
+def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name, or one of "
+                                                 "the policy's CEL rules."),
+            policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
+                                                 help="Policy file whose CEL rules to know "
+                                                      "(default: discovered from here).")
+            ) -> None:
     """Show a rule's documentation."""
-    from .registry import find
+    from . import policy as policies
     with _exit_2_on_errors():
-        found = find(rule)
+        chosen = policies.load(policy)
+        found = chosen.find(rule)
     if found is None:
         import difflib
         from .registry import all_rules
-        known = [r.code for r in all_rules().values()] + [r.name for r in all_rules().values()]
+        every = [*all_rules().values(), *chosen.custom_rules]
+        known = [r.code for r in every] + [r.name for r in every]
         near = difflib.get_close_matches(rule.upper() if rule[:2].lower() == "pl" else rule,
                                          known, n=1, cutoff=0.6)
         _fail(f"no rule {rule!r}" + (f"; did you mean {near[0]}?" if near else "")

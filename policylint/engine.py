@@ -406,7 +406,7 @@ ALWAYS = frozenset({"PL100"})
 
 def selected_rules(policy: Policy, select: list[str] | None = None,
                    ignore: list[str] | None = None) -> list[Rule]:
-    return [rule for rule in all_rules().values()
+    return [rule for rule in [*all_rules().values(), *policy.custom_rules]
             if rule.code in ALWAYS or (
                 policy.enabled(rule)
                 and (not select or matches(rule, select))
@@ -461,7 +461,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         suppressions.apply(finding, rule)
     findings = _one_per_cause(findings, policy, suppressions, origins)
     if "PL122" in policy.rules:  # the suppressions that suppressed nothing
-        known = all_rules()
+        known = {**all_rules(), **{r.code: r for r in chosen.custom_rules}}
         unused = list(suppressions.unused(
             (item.doc for _, targets in runs for items in targets.values() for item in items
              if item.doc is not None),

@@ -38,7 +38,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     chosen = policies.load(policy, start_of(paths))
     if kafka_version is not None:
         chosen.kafka_version = kafka_version
-    check_selectors((select or []) + (ignore or []))
+    check_selectors((select or []) + (ignore or []), chosen.custom_rules)
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
     bound = max_nodes.set(max_yaml_values or MAX_NODES)

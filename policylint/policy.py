@@ -65,6 +65,14 @@ class Policy(Struct):
     config_prefixes: list[str] = field(default_factory=list)  # vendor config keys allowed
     baseline: str | None = None  # a baseline file, resolved from the policy file's folder
     exclude: list[str] = field(default_factory=list)  # .gitignore patterns walks leave out
+    #: the policy's own rules (``cel_rules``: ``policylint.cel.CelRule``), compiled
+    custom_rules: list[Rule] = field(default_factory=list)
+
+    def find(self, key: str) -> Rule | None:
+        """A rule by code or name: the policy's own, else an installed one."""
+        own = next((r for r in self.custom_rules if r.code == key.upper() or r.name == key),
+                   None)
+        return own or find(key)
 
     def enabled(self, rule: Rule) -> bool:
         return self.rules.get(rule.code, {}).get("enabled", True)
@@ -224,8 +232,10 @@ def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
 
 
 def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
+    if data.get("cel_rules"):
+        policy.custom_rules += _cel_rules(data["cel_rules"], policy, name, doc)
     for key, settings in (data.get("rules") or {}).items():
-        rule = find(key)
+        rule = policy.find(key)
         if rule is None:
             _fail(name, doc, ("rules", key), f"unknown rule '{key}'{_closest_rule(key)} (see "
                   "'policylint rules')")
@@ -246,7 +256,7 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         policy.placeholders_enabled = data["placeholders"]["enabled"]
     for i, entry in enumerate(data.get("exemptions") or ()):
         where = ("exemptions", i)
-        rule = find(entry["rule"])
+        rule = policy.find(entry["rule"])
         if rule is None:
             _fail(name, doc, where + ("rule",),
                   f"unknown rule '{entry['rule']}'{_closest_rule(entry['rule'])}")
@@ -259,6 +269,43 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         policy.exemptions.append(Exemption(rule.code, entry.get("topics", ["*"]),
                                            entry["reason"], expires,
                                            None if doc is None else (doc, where)))
+
+
+def _cel_rules(entries: list[dict], policy: Policy, name: str,
+               doc: Document | None) -> list[Rule]:
+    """The policy's CEL rules, compiled (``policylint.cel``, imported only here); a rule
+    that does not compile is a PolicyError at its line."""
+    for i, entry in enumerate(entries):
+        taken = find(entry["code"]) or find(entry["name"]) or \
+            next((r for r in policy.custom_rules if entry["code"] == r.code), None)
+        if taken is not None:
+            _fail(name, doc, ("cel_rules", i, "code"), f"{entry['code']} ({entry['name']}) "
+                  f"is taken by the rule {taken.code} ({taken.name})")
+    from .cel import CelError, compile_rules
+    try:
+        return compile_rules(entries, name)
+    except CelError as exc:
+        path = ("cel_rules",) + exc.path
+        where = ""
+        if doc is not None:
+            line, column = doc.locate(path) or (1, 1)
+            text = doc.source.line(line) or ""
+            block = text[column - 1:column].strip() in ("|", ">") or \
+                text.rstrip().endswith(("|", ">", "|-", ">-"))
+            if block:  # a block scalar: the expression starts on the next line
+                line, column = line + exc.line, _indent(doc.source.line(line + exc.line)) \
+                    + exc.column
+            elif exc.line > 1:
+                line, column = line + exc.line - 1, exc.column
+            else:
+                quoted = text[column - 1:column] in "'\""
+                column += exc.column - 1 + quoted
+            where = f":{line}:{column}"
+        raise PolicyError(f"policy {name}{where}: {format_path(path)}: {exc}") from None
+
+
+def _indent(text: str | None) -> int:
+    return len(text or "") - len((text or "").lstrip())
 
 
 def _closest_rule(word: Any) -> str:

@@ -197,8 +197,9 @@ def matches(rule: Rule, selectors: list[str]) -> bool:
                for s in selectors)
 
 
-def check_selectors(selectors: list[str]) -> None:
-    rules = all_rules().values()
+def check_selectors(selectors: list[str], extra: list[Rule] = ()) -> None:
+    """RegistryError for a selector no rule matches (``extra``: the policy's own rules)."""
+    rules = [*all_rules().values(), *extra]
     unknown = [s for s in selectors if not any(matches(r, [s]) for r in rules)]
     if unknown:
         from .schema import did_you_mean

@@ -86,7 +86,7 @@ def test_text_output_clickable_with_summary(repo):
     assert any(line.startswith("topics/orders.yaml:6:33: PL302 [*] [warning] ")
                for line in lines)
     assert "Found " in lines[-2] and "in 3 files" in lines[-2]
-    assert lines[-1] == "[*] 1 finding fixable with --fix (--diff shows how)."
+    assert lines[-1] == "[*] 4 findings fixable with --fix (--diff shows how)."
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
 
 

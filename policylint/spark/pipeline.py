@@ -54,7 +54,7 @@ def run_audit(source: str, output: str, *, input_format: str = "files", fmt: str
     ``choose_engine`` for the reason ``why``; returns the exit status (1: a finding at or
     above ``fail_on``)."""
     chosen = load_policy(policy)
-    check_selectors((select or []) + (ignore or []))
+    check_selectors((select or []) + (ignore or []), chosen.custom_rules)
     started = time.perf_counter()
     say(f"engine: {engine}: {why}")
     if engine == "local":

@@ -1,0 +1,361 @@
+"""A team's own rules as CEL expressions in the policy file (``cel_rules:``).
+
+Each entry is shaped as Kubernetes' ``ValidatingAdmissionPolicy``: a ``code`` and ``name``
+of the team's own, a ``severity``, what it ``applies_to`` (topics, partitions,
+plan_entries, clusters, changes), optional ``matchConditions`` and one or more
+``validations`` (``expression`` with ``message`` or ``messageExpression``). The policy
+loader compiles them once (``compile_rules``) with the CEL C++ implementation
+(cel-expr-python: type-checked at load, RE2 regexes, bounded recursion), imported only
+when a policy has such rules; a rule that does not compile, or names a field the model
+does not have, is a policy error at its line. ``CelRule`` then goes through the engine as
+any rule: locations, suppressions, baselines, ``--select``, severities, SARIF.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, NamedTuple
+
+from ..model import Finding, Plan, Snapshot, TopicSpec
+from ..rule import Rule
+from . import subjects
+from .subjects import KINDS, NAMES
+
+#: comprehensions (``all``, ``exists``, ``map``...) nested deeper cost a product of list
+#: sizes per evaluation: refused at load
+MAX_NESTING = 2
+#: a rule whose evaluations have taken this long in one run stops, with a note
+BUDGET_SECONDS = 30.0
+_MACROS = re.compile(r"\.\s*(all|exists|exists_one|map|filter|transformList|transformMap)"
+                     r"\s*\(")
+_STRINGS = re.compile(r"(?s)[rR]?('''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'|"
+                      r"\"(?:\\.|[^\"\\\n])*\")")
+_FIELD = re.compile(r"(?<![.\w])(topic|partition|entry|cluster|change)\s*\.\s*\??\s*"
+                    r"([A-Za-z_]\w*)")
+
+
+class CelError(Exception):
+    """An expression that does not compile: ``path`` in the policy entry, its message and
+    where in the expression (line, column; 1-based), where the compiler says."""
+
+    def __init__(self, path: tuple, message: str, line: int = 1, column: int = 1):
+        super().__init__(message)
+        self.path, self.line, self.column = path, line, column
+
+
+class _Check(NamedTuple):
+    program: Any
+    text: str  # the expression as written
+    message: str | None
+    message_program: Any | None
+    field: str | None
+
+
+class CelRule(Rule):
+    """A rule of the policy's ``cel_rules``: one instance per entry."""
+
+    def __init__(self, entry: dict, checks: list[_Check], matches: list[Any], source: str):
+        self.code, self.name = entry["code"], entry["name"]
+        self.severity = entry.get("severity", "error")
+        self.applies_to = entry["applies_to"]
+        self.binds, self.targets = KINDS[self.applies_to]
+        self.description = entry.get("description", "")
+        self.help = entry.get("help", "")
+        self.url = entry.get("url")
+        self.field = entry.get("field")
+        self.expressions = [v["expression"] for v in entry["validations"]]
+        self.source = source
+        self.checks, self.matches = checks, matches
+        self.spent = 0.0
+        self.reads_partitions = self.applies_to == "partitions"
+        self.entry = entry
+
+    def __reduce__(self) -> tuple:  # to Spark's executors: compiled again there
+        return _rebuilt, (self.entry, self.source)
+
+    # -- what a rule class says of itself ---------------------------------------------------
+
+    def documentation(self) -> str:
+        lines = [self.description or f"A CEL rule of the policy {self.source}.",
+                 "", "## What it does",
+                 f"Applies to {self.applies_to.replace('_', ' ')}; reports each one for which "
+                 "an expression is false:", ""]
+        lines += [f"- `{e}`" for e in self.expressions]
+        if self.help:
+            lines += ["", "## Why is this bad?", self.help]
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        return self.description.splitlines()[0] if self.description else \
+            f"CEL rule of {self.source}: {' '.join(self.expressions[0].split())[:80]}"
+
+    def help_uri(self) -> str | None:
+        return self.url
+
+    # -- checking -----------------------------------------------------------------------
+
+    def check(self, target: Any, ctx: Any, options: dict) -> Any:
+        if self.spent > BUDGET_SECONDS:
+            return
+        for bindings, at, label in _subjects(self.applies_to, target, ctx):
+            started = time.perf_counter()
+            found = self._judge(bindings, at, label, ctx)
+            self.spent += time.perf_counter() - started
+            yield from found
+            if self.spent > BUDGET_SECONDS:
+                yield Finding(self.code, self.name, "note",
+                              f"{self.code} stopped after {BUDGET_SECONDS:.0f} s of evaluation "
+                              "in this run: the rest is unchecked (simplify its expressions)",
+                              at(self.field))
+                return
+
+    def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any) -> list[Finding]:
+        activation = _activation(self.binds, bindings, ctx)
+        for condition in self.matches:
+            value = condition.eval(activation)
+            if _failed(value):
+                return self._unchecked(value, at, label, ctx)
+            if value.value() is not True:
+                return []
+        found = []
+        for check in self.checks:
+            value = check.program.eval(activation)
+            if _failed(value):
+                return found + self._unchecked(value, at, label, ctx)
+            if value.value() is True:
+                continue
+            message = check.message
+            if check.message_program is not None:
+                said = check.message_program.eval(activation)
+                if not _failed(said) and isinstance(said.value(), str):
+                    message = said.value()
+            message = message or f"{check.text} is false"
+            topic, partition, name = label
+            if name and name not in message:
+                message = f"{name}: {message}"
+            where = at(check.field or self.field)
+            found.append(self.finding(message, at=where, topic=topic, partition=partition))
+        return found
+
+    def _unchecked(self, value: Any, at: Any, label: tuple, ctx: Any) -> list[Finding]:
+        """A value no input states is unknown: the subject is counted, not judged; any
+        other evaluation error is a note of the rule's own."""
+        error = str(value.value())
+        if _unknown(error):
+            ctx.unchecked[self.code] += 1
+            return []
+        topic, partition, name = label
+        return [Finding(self.code, self.name, "note",
+                        f"{name + ': ' if name else ''}{self.code} could not be evaluated: "
+                        f"{_short(error)}", at(self.field), topic, partition)]
+
+
+def _failed(value: Any) -> bool:
+    return value.type().name() == "ERROR"
+
+
+def _unknown(error: str) -> bool:
+    return error.startswith("NOT_FOUND") or "No value with name" in error or \
+        "no such key" in error.lower()
+
+
+def _short(error: str) -> str:
+    return error.split(": ", 1)[-1].strip()[:200]
+
+
+def _activation(binds: tuple[str, ...], bindings: dict, ctx: Any) -> Any:
+    """One activation per subject, shared by the rules of the run that read it."""
+    cache = ctx._views.setdefault("cel", {})
+    key = (binds, *map(id, bindings.values()))
+    found = cache.get(key)
+    if found is None:  # the maps are kept with it: their ids stay theirs
+        found = cache[key] = (bindings, _env(binds).Activation(bindings))
+    return found[1]
+
+
+# -- subjects of each kind: (bindings, where(field) -> Ref, (topic, partition, name)) ---
+
+def _subjects(kind: str, target: Any, ctx: Any):
+    if kind == "topics":
+        if isinstance(target, TopicSpec):
+            cluster = _memo(ctx, subjects.cluster, ctx.profile)
+            yield ({"topic": _memo(ctx, subjects.topic_of_spec, target, ctx),
+                    "cluster": cluster}, _spec_at(target), (target.name, None,
+                                                             f"topic {target.name}"))
+        elif isinstance(target, Snapshot):
+            cluster = _memo(ctx, subjects.cluster, target.profile)
+            for topic in target.topics.values():
+                yield ({"topic": _memo(ctx, subjects.topic_of_state, topic, target, ctx),
+                        "cluster": cluster}, _state_at(topic), (topic.name, None,
+                                                                f"topic {topic.name}"))
+    elif kind == "partitions" and isinstance(target, Snapshot):
+        cluster = _memo(ctx, subjects.cluster, target.profile)
+        for topic in target.topics.values():
+            topic_map = _memo(ctx, subjects.topic_of_state, topic, target, ctx)
+            for p in topic.partitions:
+                yield ({"partition": subjects.partition(topic, p), "topic": topic_map,
+                        "cluster": cluster},
+                       lambda field, t=topic, p=p: t.where_partition(p, field or "replicas"),
+                       (topic.name, p.partition, f"{topic.name}-{p.partition}"))
+    elif kind == "plan_entries" and isinstance(target, Plan):
+        cluster = _memo(ctx, subjects.cluster, ctx.profile)
+        for i, move in enumerate(target.moves):
+            yield ({"entry": subjects.entry(target, i, ctx),
+                    "topic": _plan_topic(ctx, move.topic), "cluster": cluster},
+                   lambda field, m=move: target.where(m, field or "replicas"),
+                   (move.topic, move.partition, f"{move.topic}-{move.partition}"))
+    elif kind == "clusters":
+        profile = target.profile if isinstance(target, Snapshot) else target
+        yield ({"cluster": _memo(ctx, subjects.cluster, profile)},
+               lambda field: (profile.doc, profile.config_path + (field.split(".", 1)[1],))
+               if field and field.startswith("config.") and profile.doc is not None
+               else profile.where(), (None, None, f"cluster {profile.name}"))
+    elif kind == "changes":
+        cluster = _memo(ctx, subjects.cluster, ctx.profile)
+        for change in ctx.changes or ():
+            spec = change.after or change.before
+            yield ({"change": subjects.change(change, ctx), "cluster": cluster},
+                   _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
+        for spec in ctx.manifests if ctx.base is not None else ():
+            before = ctx.base_manifest(spec.name)
+            if before is not None:
+                yield ({"change": subjects.base_change(spec, before, ctx), "cluster": cluster},
+                       _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
+
+
+def _memo(ctx: Any, build: Any, *args: Any) -> Any:
+    return ctx._view(build, *args) if args and args[0] is not None else \
+        ({} if build is subjects.cluster else build(*args))
+
+
+def _plan_topic(ctx: Any, name: str) -> dict:
+    """What a plan entry's topic is known by: the snapshot's topic, else its declaration."""
+    if ctx.snapshot is not None and name in ctx.snapshot.topics:
+        return _memo(ctx, subjects.topic_of_state, ctx.snapshot.topics[name], ctx.snapshot, ctx)
+    spec = ctx.manifest(name)
+    return _memo(ctx, subjects.topic_of_spec, spec, ctx) if spec is not None else {"name": name}
+
+
+def _spec_at(spec: TopicSpec):
+    def at(field: str | None):
+        if field and field.startswith("config."):
+            return spec.config_at(field.split(".", 1)[1])
+        return spec.where(field or "name") if (field or "name") in spec.paths else \
+            spec.where("name")
+    return at
+
+
+def _state_at(topic):
+    def at(field: str | None):
+        if field and field.startswith("config."):
+            return topic.where("config", field.split(".", 1)[1])
+        return topic.where("partitions" if field == "partitions" else "name")
+    return at
+
+
+# -- compiling --------------------------------------------------------------------------
+
+_ENVS: dict[tuple[str, ...], Any] = {}  # per kind of subject: the variables it binds
+
+
+def _env(binds: tuple[str, ...]) -> Any:
+    if binds not in _ENVS:
+        from cel_expr_python import cel
+        from cel_expr_python.ext import ext_optional, ext_strings
+        dyn = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
+        _ENVS[binds] = cel.NewEnv(variables=dict.fromkeys(binds, dyn),
+                                  extensions=[ext_optional.ExtOptional(),
+                                              ext_strings.ExtStrings()])
+    return _ENVS[binds]
+
+
+def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
+    """The policy's ``cel_rules``, compiled. CelError (with its path in ``entries``) for
+    the first that does not."""
+    try:
+        import cel_expr_python  # noqa: F401
+    except ImportError:
+        raise CelError((), "CEL rules need the CEL library: pip install "
+                       "'policylint[cel]'") from None
+    rules, seen = [], set()
+    for i, entry in enumerate(entries):
+        if entry["code"] in seen:
+            raise CelError((i, "code"), f"{entry['code']} is the code of an earlier CEL rule")
+        seen.add(entry["code"])
+        binds = KINDS[entry["applies_to"]][0]
+        env = _env(binds)
+        matches = [_compile(env, m["expression"], binds, (i, "matchConditions", j,
+                                                          "expression"), bool)
+                   for j, m in enumerate(entry.get("matchConditions") or ())]
+        checks = []
+        for j, v in enumerate(entry["validations"]):
+            path = (i, "validations", j)
+            program = _compile(env, v["expression"], binds, path + ("expression",), bool)
+            said = _compile(env, v["messageExpression"], binds, path + ("messageExpression",),
+                            str) if "messageExpression" in v else None
+            checks.append(_Check(program, v["expression"], v.get("message"), said,
+                                 v.get("field")))
+        rules.append(CelRule(entry, checks, matches, source))
+    return rules
+
+
+def _rebuilt(entry: dict, source: str) -> CelRule:
+    return compile_rules([entry], source)[0]
+
+
+def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: type) -> Any:
+    _check_names(text, binds, path)
+    try:
+        program = env.compile(text)
+    except Exception as exc:  # the compiler's one error type (RuntimeError) in practice
+        raise _located(str(exc), path) from None
+    returned = program.return_type().name()
+    wanted = "BOOL" if kind is bool else "STRING"
+    if returned not in (wanted, "DYN"):
+        raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")
+    return program
+
+
+def _located(message: str, path: tuple) -> CelError:
+    found = re.search(r"<input>:(-?\d+):(-?\d+): (.*?)(?:\n|$)", message)
+    if found is None:
+        return CelError(path, _short(message.splitlines()[0] if message else "does not "
+                                     "compile"))
+    line, column = max(int(found[1]), 1), max(int(found[2]), 1)  # 1-based, as CEL says
+    return CelError(path, found[3].strip(), line, column)
+
+
+def _check_names(text: str, binds: tuple[str, ...], path: tuple) -> None:
+    """Fields the model does not have, variables the rule's kind does not bind, and
+    comprehensions nested too deep: refused before the compiler sees them."""
+    code = _STRINGS.sub(lambda m: " " * len(m.group(0)), text)
+    for found in _FIELD.finditer(code):
+        root, name = found.group(1), found.group(2)
+        if root not in binds:
+            continue  # the compiler says it is undeclared
+        if name not in NAMES[root] and not _is_method(code, found.end()):
+            line = code.count("\n", 0, found.start(2)) + 1
+            column = found.start(2) - (code.rfind("\n", 0, found.start(2)) + 1) + 1
+            raise CelError(path, f"{root} has no field {name!r} (it has: "
+                           f"{', '.join(NAMES[root])})", line, column)
+    depth, deepest, stack = 0, 0, []
+    for token in re.finditer(r"[()]|" + _MACROS.pattern, code):
+        if token.group(0) == "(":
+            stack.append(False)
+        elif token.group(0) == ")":
+            if stack and stack.pop():
+                depth -= 1
+        else:
+            stack.append(True)
+            depth += 1
+            deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        raise CelError(path, f"comprehensions nested {deepest} deep: at most {MAX_NESTING} "
+                       "(each level multiplies the cost of an evaluation)")
+
+
+def _is_method(code: str, end: int) -> bool:
+    """Whether the name just read is called as a function (``topic.name.size()`` reads
+    ``name``; a call on a root variable is none of its fields)."""
+    return code[end:].lstrip().startswith("(")

@@ -1,0 +1,189 @@
+"""What a CEL rule sees: the model as plain maps, under the names the README documents.
+
+One map per subject, built once per run and shared by every CEL rule that reads it. A value
+no input states (a template placeholder, a broker default the cluster does not give) is
+left out of its map: an expression that reads it anyway fails with "no such key", and the
+rule counts the subject as unchecked, as the built-in rules do; ``has(topic.rf)`` and
+``topic.?rf`` (CEL's optional values) test for it.
+
+Names (``NAMES`` is what the policy loader checks expressions against):
+
+- ``topic``: ``name``, ``partitions``, ``rf``, ``stated`` (which of ``rf`` and
+  ``partitions`` the declaration writes itself; the others are its cluster's), ``config`` (the effective config, each value
+  typed as Kafka parses it: numbers, booleans, lists), ``configs`` (per key ``value``,
+  ``stated`` (written for the topic) and ``source``), ``labels``, ``annotations``,
+  ``format``, ``file``, ``managed``, ``assignment`` (replica lists, where written)
+- ``partition`` (snapshots): ``topic``, ``partition``, ``replicas``, ``isr``, ``adding``,
+  ``removing``, ``leader``, ``reassigning``
+- ``entry`` (plan entries): ``topic``, ``partition``, ``replicas``, ``before`` (the
+  partition's replicas today), ``log_dirs``
+- ``cluster``: ``name``, ``brokers`` (``id``, ``rack``), ``racks``, ``broker_count``,
+  ``kafka_version``, ``config``
+- ``change`` (diff mode, Terraform plans): ``before`` and ``after`` (topic maps),
+  ``actions``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kafka import cluster_setting
+from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec, TopicState, \
+    target_replicas
+
+TOPIC = ("name", "partitions", "rf", "stated", "config", "configs", "labels", "annotations",
+         "format", "file", "managed", "assignment")
+NAMES: dict[str, tuple[str, ...]] = {
+    "topic": TOPIC,
+    "partition": ("topic", "partition", "replicas", "isr", "adding", "removing", "leader",
+                  "reassigning"),
+    "entry": ("topic", "partition", "replicas", "before", "log_dirs"),
+    "cluster": ("name", "brokers", "racks", "broker_count", "kafka_version", "config"),
+    "change": ("before", "after", "actions"),
+}
+#: what each ``applies_to`` of a CEL rule binds, and the rule targets it checks
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "topics": (("topic", "cluster"), ("manifest", "snapshot")),
+    "partitions": (("partition", "topic", "cluster"), ("snapshot",)),
+    "plan_entries": (("entry", "topic", "cluster"), ("plan",)),
+    "clusters": (("cluster",), ("profile",)),
+    "changes": (("change", "cluster"), ("run",)),
+}
+
+
+def cluster(profile: ClusterProfile | None) -> dict:
+    if profile is None:
+        return {}
+    found: dict[str, Any] = {"name": profile.name,
+                             "config": {k: v for k, v in profile.config.items()}}
+    if profile.brokers is not None:
+        found["brokers"] = [{"id": b, **({"rack": r} if r is not None else {})}
+                            for b, r in sorted(profile.brokers.items())]
+        found["racks"] = sorted(profile.racks)
+    if profile.broker_count is not None:
+        found["broker_count"] = profile.broker_count
+    if profile.kafka_version:
+        found["kafka_version"] = str(profile.kafka_version)
+    return found
+
+
+def _typed(release: str, config: dict) -> dict:
+    from ..kafka_configs import judge
+    typed = {}
+    for key, value in config.items():
+        parsed = judge(release, key, value)[1]
+        typed[key] = parsed if parsed is not None else value
+    return typed
+
+
+def _configs(stated: dict, profile: ClusterProfile | None, release: str,
+             unknown: frozenset = frozenset()) -> tuple[dict, dict]:
+    """(effective config, per key its value, whether stated and its source): the topic's
+    own values, else the cluster's (or Kafka's default, for a cluster that states every
+    setting it changes) where an input gives them."""
+    from ..kafka_configs import table
+    config = _typed(release, {k: v for k, v in stated.items() if k not in unknown})
+    configs = {k: {"value": v, "stated": True, "source": "topic"} for k, v in config.items()}
+    if profile is not None:
+        for key, spec in table(release).items():
+            if key in config or key in unknown or key in profile.unknown or \
+                    f"log.{key}" in profile.unknown:
+                continue  # the topic's own, or a value no input states
+            if key == "min.insync.replicas":  # as the min ISR rules read it
+                given = cluster_setting(profile, key)
+                if given.value is None:
+                    continue
+                value, source = given.value, given.source or f"cluster {profile.name}"
+            elif key in profile.config or f"log.{key}" in profile.config:
+                value = profile.config.get(key, profile.config.get(f"log.{key}"))
+                source = f"cluster {profile.name}"
+            elif profile.config_complete and spec.get("default") is not None:
+                value, source = spec["default"], "Kafka's default"
+            else:
+                continue
+            value = _typed(release, {key: value}).get(key, value)
+            config[key] = value
+            configs[key] = {"value": value, "stated": False, "source": source}
+    return config, configs
+
+
+def topic_of_spec(spec: TopicSpec, ctx) -> dict:
+    from ..kafka import manifest_rf
+    profile = ctx.profile
+    data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
+    found: dict[str, Any] = {"name": spec.name, "format": spec.kind,
+                             "file": spec.doc.source.name, "managed": spec.managed,
+                             "labels": {str(k): v for k, v in labels.items()},
+                             "annotations": {str(k): v for k, v in spec.annotations.items()}}
+    rf = manifest_rf(spec, profile) if "rf" not in spec.unknown else None
+    if rf is not None:
+        found["rf"] = rf
+    partitions = spec.partitions
+    if partitions is None and profile is not None and "partitions" not in spec.unknown:
+        partitions = cluster_setting(profile, "num.partitions").value
+    if partitions is not None and "partitions" not in spec.unknown:
+        found["partitions"] = partitions
+    found["stated"] = [f for f, v in (("rf", spec.rf), ("partitions", spec.partitions))
+                       if v is not None]
+    found["config"], found["configs"] = _configs(spec.config, profile,
+                                                 ctx.kafka_release(spec), spec.unknown)
+    if spec.assignment:
+        found["assignment"] = spec.assignment
+    return found
+
+
+def topic_of_state(topic: TopicState, snapshot: Snapshot, ctx) -> dict:
+    found: dict[str, Any] = {"name": topic.name, "format": "ClusterSnapshot",
+                             "file": snapshot.doc.source.name, "managed": True,
+                             "labels": {}, "annotations": {},
+                             "partitions": len(topic.partitions),
+                             "stated": ["rf", "partitions"],
+                             "assignment": [target_replicas(p) for p in topic.partitions]}
+    rf = ctx.topic_rf(snapshot, topic)
+    if rf is not None:
+        found["rf"] = rf
+    found["config"], found["configs"] = _configs(topic.config, snapshot.profile,
+                                                 ctx.kafka_release(snapshot))
+    return found
+
+
+def partition(topic: TopicState, p) -> dict:
+    found = {"topic": topic.name, "partition": p.partition, "replicas": list(p.replicas),
+             "adding": list(p.adding), "removing": list(p.removing),
+             "reassigning": bool(p.adding or p.removing)}
+    if p.replicas:
+        found["leader"] = p.replicas[0]
+    if p.isr is not None:
+        found["isr"] = list(p.isr)
+    return found
+
+
+def entry(plan: Plan, i: int, ctx) -> dict:
+    move = plan.moves[i]
+    found: dict[str, Any] = {"topic": move.topic, "partition": move.partition,
+                             "replicas": list(move.replicas)}
+    state = ctx.plan_view(plan).states[i]
+    if state is not None:
+        found["before"] = list(target_replicas(state))
+    elif ctx.current and move[:2] in ctx.current:
+        found["before"] = list(ctx.current[move[:2]])
+    if move.log_dirs is not None:
+        found["log_dirs"] = list(move.log_dirs)
+    return found
+
+
+def change(item: Change, ctx) -> dict:
+    found: dict[str, Any] = {"actions": list(item.actions)}
+    if item.before is not None:
+        found["before"] = topic_of_spec(item.before, ctx)
+    if item.after is not None:
+        found["after"] = topic_of_spec(item.after, ctx)
+    return found
+
+
+def base_change(spec: TopicSpec, before: TopicSpec, ctx) -> dict:
+    """A manifest and the same topic at the base ref (diff mode), as a change."""
+    return {"actions": ["update"], "before": topic_of_spec(before, ctx),
+            "after": topic_of_spec(spec, ctx)}

@@ -1,0 +1,264 @@
+"""A team's own rules in CEL (policy ``cel_rules``): what they see, where they report, how a
+broken one is refused, and that they find what the built-ins they restate find."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+pytest.importorskip("cel_expr_python")
+
+from policylint.linter import lint  # noqa: E402
+from policylint.policy import PolicyError, load  # noqa: E402
+
+from conftest import write_files  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+CONFORMANCE = Path(__file__).parent / "data/cel/conformance.yaml"
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
+
+TEAM = """\
+cel_rules:
+  - code: PAY101
+    name: payments-durability
+    description: Payments topics need RF 3 and min.insync.replicas 2.
+    applies_to: topics
+    matchConditions:
+      - name: payments
+        expression: topic.name.startsWith("payments.")
+    validations:
+      - expression: topic.rf >= 3
+        message: payments topics need RF 3
+        field: rf
+      - expression: topic.config["min.insync.replicas"] >= 2
+        messageExpression: '"min.insync.replicas is " + string(topic.config["min.insync.replicas"])'
+        field: config.min.insync.replicas
+"""
+
+TOPIC = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: {name}
+  labels: {{strimzi.io/cluster: prod}}
+spec:
+  partitions: 6
+  replicas: {rf}
+  config:
+    min.insync.replicas: {min_isr}
+"""
+
+
+def found(result, prefix="PAY"):
+    return sorted((f.rule, f.file, f.line, f.column, f.severity) for f in result.findings
+                  if f.rule.startswith(prefix))
+
+
+def test_team_rule_reports_at_the_fields_it_names(tmp_path, monkeypatch):
+    write_files(tmp_path, {".policylint.yaml": TEAM,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf=2, min_isr=1),
+                           "ok.yaml": TOPIC.format(name="payments.ok", rf=3, min_isr=2),
+                           "other.yaml": TOPIC.format(name="clicks", rf=1, min_isr=1)})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PAY"])
+    assert found(result) == [("PAY101", "pay.yaml", 8, 13, "error"),
+                             ("PAY101", "pay.yaml", 10, 26, "error")]
+    messages = sorted(f.message for f in result.findings)
+    assert messages == ["topic payments.in: min.insync.replicas is 1",
+                        "topic payments.in: payments topics need RF 3"]
+
+
+def test_unknown_values_are_unchecked_never_findings(tmp_path, monkeypatch):
+    write_files(tmp_path, {".policylint.yaml": TEAM,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf="${RF}",
+                                                    min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PAY"])
+    assert found(result) == []
+    assert result.unchecked.get("PAY101") == 1  # the template placeholder: not judged
+
+
+def test_evaluation_error_is_a_note_of_the_rule(tmp_path, monkeypatch):
+    policy = TEAM.replace('topic.rf >= 3', 'int(topic.name) > 0')
+    write_files(tmp_path, {".policylint.yaml": policy,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf=3, min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PAY"])
+    [note] = result.findings
+    assert note.severity == "note" and "could not be evaluated" in note.message
+
+
+@pytest.mark.parametrize("expression, where, words", [
+    ("topic.rf >=", ":10:32", "Syntax error"),
+    ("topic.nmae == 'x'", ":10:27", "topic has no field 'nmae'"),
+    ("entry.replicas.size() > 0", ":10:26", "undeclared reference to 'entry"),
+    ("topic.rf + 1", ":10:21", "gives int, not a bool"),
+    ("'[1].all(a, [1].all(b, [1].all(c, a == b)))'", ":10:22", "nested 3 deep"),
+])
+def test_a_broken_rule_is_a_policy_error_at_its_line(tmp_path, expression, where, words):
+    policy = TEAM.replace("topic.rf >= 3", expression)
+    path = tmp_path / ".policylint.yaml"
+    path.write_text(policy)
+    with pytest.raises(PolicyError) as raised:
+        load(str(path))
+    assert where in str(raised.value) and words in str(raised.value), str(raised.value)
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "--policy", str(path),
+                           str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_codes_of_the_team_only(tmp_path):
+    path = tmp_path / ".policylint.yaml"
+    path.write_text(TEAM.replace("PAY101", "PL999"))
+    with pytest.raises(PolicyError, match="does not match"):
+        load(str(path))
+    path.write_text(TEAM.replace("payments-durability", "min-isr-exceeds-rf"))
+    with pytest.raises(PolicyError, match="is taken by the rule PL301"):
+        load(str(path))
+
+
+def test_everything_a_built_in_has(tmp_path, monkeypatch):
+    """Severity override, --select/--ignore, inline suppression, baseline, explain, SARIF."""
+    policy = TEAM + "rules:\n  PAY101: {severity: warning}\n"
+    pay = TOPIC.format(name="payments.in", rf=2, min_isr=2).replace(
+        "  replicas: 2", "  # policylint: disable=PAY101 agreed with the payments team\n"
+                         "  replicas: 2")
+    write_files(tmp_path, {".policylint.yaml": policy, "pay.yaml": pay,
+                           "pay2.yaml": TOPIC.format(name="payments.b", rf=2, min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PAY"])
+    active = [f for f in result.findings if not f.suppressed]
+    assert [(f.file, f.severity) for f in active] == [("pay2.yaml", "warning")]
+    assert [f.justification for f in result.findings if f.suppressed] == \
+        ["agreed with the payments team"]
+    assert not [f for f in lint(["."], ignore=["PAY1"]).findings if f.rule == "PAY101"]
+    cli = [sys.executable, "-m", "policylint"]
+    assert subprocess.run(cli + ["lint", ".", "--select", "PAY", "--write-baseline",
+                                 "base.json"], capture_output=True).returncode == 0
+    again = subprocess.run(cli + ["lint", ".", "--select", "PAY", "--baseline", "base.json"],
+                           capture_output=True, text=True)
+    assert again.returncode == 0 and "PAY101" not in again.stdout
+    explained = subprocess.run(cli + ["explain", "PAY101"], capture_output=True, text=True)
+    assert "Payments topics need RF 3" in explained.stdout
+    assert 'topic.config["min.insync.replicas"] >= 2' in explained.stdout
+    sarif = json.loads(subprocess.run(cli + ["lint", ".", "--select", "PAY", "--format",
+                                             "sarif"], capture_output=True, text=True).stdout)
+    jsonschema.validate(sarif, SARIF_SCHEMA)
+    [rule] = [r for r in sarif["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "PAY101"]
+    assert rule["id"] == "PAY101" and "Payments" in rule["shortDescription"]["text"]
+
+
+def test_plan_entries_partitions_and_clusters(tmp_path, monkeypatch):
+    policy = """\
+cel_rules:
+  - code: OPS1
+    name: no-broker-one
+    applies_to: plan_entries
+    validations:
+      - expression: '!(1 in entry.replicas) || (has(entry.before) && 1 in entry.before)'
+        message: no new replica on broker 1
+  - code: OPS2
+    name: isr-complete
+    applies_to: partitions
+    validations:
+      - expression: '!has(partition.isr) || partition.isr.size() == partition.replicas.size()'
+        message: ISR incomplete
+  - code: OPS3
+    name: racks-three
+    applies_to: clusters
+    validations:
+      - expression: cluster.racks.size() >= 3
+        message: three racks wanted
+"""
+    snap = """\
+kind: ClusterSnapshot
+version: 1
+cluster: c1
+brokers: [{id: 1, rack: a}, {id: 2, rack: b}, {id: 3, rack: a}]
+topics:
+  - name: t
+    partitions:
+      - {partition: 0, replicas: [2, 3], isr: [2]}
+      - {partition: 1, replicas: [1, 2], isr: [1, 2]}
+"""
+    plan = ('{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 3]},'
+            ' {"topic": "t", "partition": 1, "replicas": [2, 1]}]}\n')
+    write_files(tmp_path, {".policylint.yaml": policy, "snap.yaml": snap, "plan.json": plan})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["plan.json", "snap.yaml"], cluster="snap.yaml", select=["OPS"])
+    assert sorted((f.rule, f.file, f.topic, f.partition) for f in result.findings) == [
+        ("OPS1", "plan.json", "t", 0), ("OPS2", "snap.yaml", "t", 0),
+        ("OPS3", "snap.yaml", None, None)]
+
+
+def test_diff_mode_sees_the_change(tmp_path, monkeypatch):
+    policy = """\
+cel_rules:
+  - code: OPS9
+    name: no-partition-growth-over-double
+    applies_to: changes
+    validations:
+      - expression: change.after.partitions <= 2 * change.before.partitions
+        message: partitions more than doubled
+"""
+    write_files(tmp_path, {".policylint.yaml": policy,
+                           "t.yaml": TOPIC.format(name="orders", rf=3, min_isr=2)})
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(git + ["add", "."], cwd=tmp_path, check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], cwd=tmp_path, check=True)
+    (tmp_path / "t.yaml").write_text(TOPIC.format(name="orders", rf=3, min_isr=2)
+                                     .replace("partitions: 6", "partitions: 24"))
+    monkeypatch.chdir(tmp_path)
+    result = lint(["t.yaml"], base="HEAD", select=["OPS"])
+    assert [(f.rule, f.file, f.line) for f in result.findings] == [("OPS9", "t.yaml", 4)]
+
+
+def test_no_cel_import_without_cel_rules(tmp_path):
+    write_files(tmp_path, {"t.yaml": TOPIC.format(name="orders", rf=3, min_isr=2)})
+    code = ("import sys; from policylint.cli import run; run(['lint', '.']); "
+            "print('cel_expr_python' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.stdout.strip().endswith("False"), done.stdout + done.stderr
+
+
+# -- conformance: built-ins restated in CEL find what they find ---------------------------
+
+def _subjects(result, code: str) -> set:
+    out = set()
+    for f in result.findings:
+        if f.rule != code:  # suppressed or not: the CEL rule's code is another
+            continue
+        doc = f.at[0] if f.at else None
+        data = doc.data if doc is not None else None
+        on_plan = isinstance(data, dict) and "partitions" in data and "topics" not in data
+        if code[-3:] in ("112", "113") and not on_plan or \
+                code[-3:] not in ("112", "113") and on_plan:
+            continue  # the CEL rule restates the built-in on these subjects only
+        for s in f.subjects or [{"topic": f.topic, "file": f.file}]:
+            out.add((s["topic"], f.partition, s["file"]))
+    return out
+
+
+CODES = ["301", "302", "303", "209", "203", "701", "702", "703", "706", "707", "112", "113",
+         "307"]
+TREES = [ROOT / "examples", ROOT / "tests/realworld", ROOT.parent / "shared/realworld"]
+
+
+@pytest.mark.parametrize("tree", [t for t in TREES if t.is_dir()], ids=lambda t: t.name)
+def test_conformance(tree, monkeypatch):
+    monkeypatch.chdir(tree)
+    built_in = lint(["."], policy=str(CONFORMANCE), select=[f"PL{c}" for c in CODES])
+    cel = lint(["."], policy=str(CONFORMANCE), select=[f"CEL{c}" for c in CODES])
+    compared = 0
+    for code in CODES:
+        expected, got = _subjects(built_in, f"PL{code}"), _subjects(cel, f"CEL{code}")
+        assert got == expected, f"CEL{code}: {sorted(got ^ expected)[:5]}"
+        compared += len(expected)
+    assert compared > 5  # the tree has something these rules find
