@@ -451,3 +451,29 @@ def test_audit_under_spark_submit(spark, fleet_dir, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
     assert finding_keys(read_json_lines(out / "findings")) == expected
+
+
+CEL_POLICY = {"cel_rules": [
+    {"code": "TEAM1", "name": "team-rf-three", "applies_to": "topics",
+     "validations": [{"expression": "topic.rf >= 3", "message": "RF below 3", "field": "rf"}]},
+    {"code": "TEAM2", "name": "team-isr-full", "applies_to": "partitions",
+     "validations": [{"expression": "!has(partition.isr) || "
+                                    "partition.isr.size() == partition.replicas.size()",
+                      "message": "ISR not full"}]},
+    {"code": "TEAM3", "name": "team-min-isr", "applies_to": "topics",
+     "validations": [{"expression": 'topic.config[?"min.insync.replicas"].orValue(2) >= 2',
+                      "message": "minISR below 2"}]},
+    {"code": "TEAM4", "name": "team-brokers", "applies_to": "clusters",
+     "validations": [{"expression": "cluster.broker_count >= 4", "message": "few brokers"}]}]}
+
+
+def test_cel_rules_in_the_audit_as_in_lint(spark, fleet, fleet_dir, tmp_path, monkeypatch):
+    """A policy's CEL rules run on the generic path (compiled again on each executor)."""
+    pytest.importorskip("cel_expr_python")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump(CEL_POLICY))
+    expected = local_findings(sorted(fleet_dir.rglob("*.json")), "policy.yaml", ["TEAM"])
+    found = {f for f in spark_findings(audit(fleet, load_policy("policy.yaml")))
+             if f[0].startswith("TEAM")}
+    assert {f[0] for f in expected} >= {"TEAM1", "TEAM2"}
+    assert found == expected, sorted(found ^ expected)[:10]

@@ -68,7 +68,13 @@ class CelRule(Rule):
         self.source = source
         self.checks, self.matches = checks, matches
         self.spent = 0.0
-        self.reads_partitions = self.applies_to == "partitions"
+        # a snapshot topic's rf, partitions and assignment come from its partitions: the
+        # audit leaves them out for a rule that reads none of them
+        texts = " ".join(self.expressions + [m["expression"] for m in
+                                             entry.get("matchConditions") or ()] +
+                         [v.get("messageExpression", "") for v in entry["validations"]])
+        self.reads_partitions = self.applies_to == "partitions" or bool(
+            re.search(r"\b(rf|partitions|assignment|stated)\b", texts))
         self.entry = entry
 
     def __reduce__(self) -> tuple:  # to Spark's executors: compiled again there
