@@ -329,6 +329,8 @@ def main() -> None:
           f"{with_new:.2f} s CPU with them, {without_new:.2f} s without = "
           f"+{100 * (with_new - without_new) / without_new:.1f}% (target < 10%)")
 
+    cel_figures(multi, args.manifests)
+
     tf_plan = make_terraform_plan(10_000, rng)
     floor = msgspec_seconds([tf_plan])
     wall, _ = best_of(3, ["lint", str(tf_plan), "--format", "json"])
@@ -337,6 +339,66 @@ def main() -> None:
              if floor else ""))
 
     precommit_figures(hook, rng)
+
+
+#: ten CEL rules of a platform team (README "Rules without Python"), over topics
+CEL_RULES = [
+    ("topic.rf >= 3", 'topic.name.startsWith("payments.")'),
+    ('topic.config[?"min.insync.replicas"].orValue(1) >= 2', None),
+    ('!has(topic.partitions) || topic.partitions <= 256 || "owner" in topic.labels', None),
+    ('topic.config[?"retention.ms"].orValue(0) <= 2592000000 || '
+     'topic.config[?"remote.storage.enable"].orValue(false) == true', None),
+    ('topic.name.matches("^[a-z][a-z0-9._-]*$")', None),
+    ('topic.partitions >= 3 && topic.partitions <= 300', None),
+    ('!("unclean.leader.election.enable" in topic.configs) || '
+     '!topic.configs["unclean.leader.election.enable"].stated', None),
+    ('topic.config[?"cleanup.policy"].orValue(["delete"]).all(p, p in ["delete", "compact"])',
+     None),
+    ('!has(cluster.broker_count) || topic.rf <= cluster.broker_count', None),
+    ('size(topic.name) <= 120', None),
+]
+
+
+def cel_figures(multi: Path, manifests: int) -> None:
+    """Ten CEL rules over the manifests, beside the same run without them (this checkout's
+    .venv, which has the cel extra), and the cost of one evaluation in-process."""
+    try:
+        import cel_expr_python  # noqa: F401
+    except ImportError:
+        print("  CEL rules: skipped (pip install 'policylint[cel]')")
+        return
+    import yaml
+    rules = [{"code": f"TEAM{i + 1:02d}", "name": f"team-rule-{i + 1}", "applies_to": "topics",
+              **({"matchConditions": [{"expression": match}]} if match else {}),
+              "validations": [{"expression": expression, "message": "broken"}]}
+             for i, (expression, match) in enumerate(CEL_RULES)]
+    with_cel, without = OUT / "cel-policy.yaml", OUT / "no-cel-policy.yaml"
+    with_cel.write_text(yaml.safe_dump({"cel_rules": rules}))
+    without.write_text("rules: {}\n")
+    venv = [sys.executable, "-m", "policylint"]
+    args = ["lint", str(multi), "--format", "json"]
+    timings = {label: min(timed(args + ["--policy", str(path), "--select", select], venv)[0]
+                          for _ in range(3))
+               for label, path, select in (("with", with_cel, "PL,TEAM"),
+                                           ("without", without, "PL"))}
+    extra = timings["with"] - timings["without"]
+    evaluations = manifests * len(CEL_RULES)
+    print(f"  {len(CEL_RULES)} CEL rules on the multi-document file: {timings['with']:.2f} s, "
+          f"without them {timings['without']:.2f} s (+{extra:.2f} s = "
+          f"{1e6 * extra / evaluations:.1f} us per rule and manifest, the maps built included)")
+    from policylint.cel import _env
+    env = _env(("topic", "cluster"))
+    topic = {"name": "payments.orders", "rf": 3, "partitions": 12, "stated": ["rf"],
+             "config": {"min.insync.replicas": 2, "retention.ms": 604800000},
+             "configs": {}, "labels": {"owner": "a"}, "annotations": {}}
+    activation = env.Activation({"topic": topic, "cluster": {"broker_count": 6}})
+    programs = [env.compile(e) for e, _ in CEL_RULES]
+    started = time.perf_counter()
+    for _ in range(2000):
+        for program in programs:
+            program.eval(activation)
+    per = (time.perf_counter() - started) / (2000 * len(programs))
+    print(f"  one CEL evaluation in-process (CEL C++): {1e6 * per:.2f} us")
 
 
 def precommit_figures(hook: Path, rng: random.Random) -> None:

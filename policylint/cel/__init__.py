@@ -231,8 +231,12 @@ def _subjects(kind: str, target: Any, ctx: Any):
 
 
 def _memo(ctx: Any, build: Any, *args: Any) -> Any:
-    return ctx._view(build, *args) if args and args[0] is not None else \
-        ({} if build is subjects.cluster else build(*args))
+    """``build(*args)`` once per run; the one empty map for no cluster (an activation is
+    found again by the identity of its maps)."""
+    return ctx._view(build, *args) if args[0] is not None else _NO_CLUSTER
+
+
+_NO_CLUSTER: dict = {}
 
 
 def _plan_topic(ctx: Any, name: str) -> dict:
