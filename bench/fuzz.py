@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from hostile import case, check, interrupted  # noqa: E402
 
-KINDS = ("documents", "policy", "command", "surface", "targets", "names", "interrupt")
+KINDS = ("documents", "policy", "cel", "command", "surface", "targets", "names", "interrupt")
 #: the interrupt family runs in processes of its own, at a second a case: one case in this
 #: many is one of it
 INTERRUPT_EVERY = 2000

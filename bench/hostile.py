@@ -266,6 +266,86 @@ def policy(rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: pieces of CEL expressions: real fields, unknown ones, every kind of literal, macros,
+#: regexes that backtrack in a backtracking engine (CEL's is RE2), calls that fail
+CEL_ATOMS = ["topic.rf", "topic.partitions", "topic.name", 'topic.config["min.insync.replicas"]',
+             'topic.config[?"retention.ms"]', "topic.labels", "topic.nmae", "cluster.broker_count",
+             "cluster.racks", "entry.replicas", "partition.isr", "change.after.rf", "1", "-1",
+             "9223372036854775807", "18446744073709551615u", "1.5e308", '"x"', r"b'\xff'",
+             "null", "true", "[]", "{}", "[1, 2, 3]", '{"a": 1}', 'duration("1h")',
+             'timestamp("2026-01-01T00:00:00Z")', "optional.none()", "dyn(1)", "x", "_",
+             '"a".repeat(100000)', '"(a+)+$"', '"aaaaaaaaaaaaaaaaaaaaaaaaaaaa!"', "1 / 0",
+             "int(topic.name)", "size(topic.name)", r"'\u0000'", r'"\ud800"']
+CEL_OPS = ["{a} == {b}", "{a} < {b}", "{a} + {b}", "{a} && {b}", "{a} || {b}", "!{a}",
+           "{a} ? {b} : {a}", "{a} in {b}", "({a})", "[{a}, {b}]", "{{{a}: {b}}}",
+           "{a}.all(v, v == {b})", "{a}.exists(v, {b})", "{a}.map(v, {b})",
+           "{a}.filter(v, {b})", "{b}.matches({a})", "has({a})", "{a}.orValue({b})",
+           "{a}.size()", "{a}.startsWith({b})", "string({a})", "{a}[{b}]", "{a}.{b}",
+           "{a}.?{b}", "{a}.contains({b})"]
+CEL_BROKEN = ["", " ", "topic.", ")(", "1 +", "'''", "\x00", "a" * 100001, "\u202e",
+              "[1].all(a, [1].all(b, [1].all(c, true)))"]
+
+
+def cel_expression(rng: random.Random, depth: int = 0) -> str:
+    """A random CEL expression: mostly well-formed, sometimes broken, deep or huge."""
+    roll = rng.random() if depth == 0 else 1.0  # huge and broken ones whole, not in parts
+    if roll < 0.02:
+        return "(" * rng.choice([40, 300, 100000]) + "1" + ")" * rng.randrange(300)
+    if roll < 0.04:
+        return "[" + ", ".join(["1"] * rng.choice([1000, 200000])) + "]"
+    if roll < 0.06:
+        return rng.choice(CEL_BROKEN)
+    if depth > rng.randrange(1, 6):
+        return rng.choice(CEL_ATOMS)
+    return rng.choice(CEL_OPS).format(a=cel_expression(rng, depth + 1),
+                                      b=cel_expression(rng, depth + 1))
+
+
+CEL_REGEXES = ["(a+)+$", "(a|aa)+$", "(.*a){20}", "^(\\w+\\s?)*$", "[", "(?P<x>a)", "\\", "a{1000}",
+               ".*" * 50, "(a*)*b"]
+
+
+def cel_valid(rng: random.Random) -> str:
+    """A CEL expression that compiles and is evaluated: backtracking regexes, long lists,
+    comprehensions at the limit, values that are not there, errors at run time."""
+    big = "[" + ", ".join(str(i) for i in range(rng.choice([10, 10000]))) + "]"
+    return rng.choice([
+        f'topic.name.matches({json.dumps(rng.choice(CEL_REGEXES))})',
+        f'topic.name.matches({json.dumps(rng.choice(CEL_REGEXES))}) || true',
+        f"{big}.exists(x, x == topic.rf)",
+        f"{big}.all(x, {big}.exists(y, y >= x))",
+        'topic.config[?"retention.ms"].orValue(0) > 1000',
+        'topic.config["no.such.key"] == 1',
+        "int(topic.name) > 0",
+        "topic.rf / (topic.rf - topic.rf) > 1",
+        "cluster.brokers.all(b, cluster.brokers.exists(c, c.id == b.id))",
+        "topic.labels.owner == 'x'",
+        '"x".repeat(1000000).size() > 0' if rng.random() < 0.1 else "true",
+        f"string(topic.partitions) + {json.dumps(rng.choice(CEL_BROKEN[:5]))} != ''",
+    ])
+
+
+def cel_policy(rng: random.Random) -> str:
+    """A policy of random CEL rules (JSON is YAML: every expression quoted)."""
+    rules = []
+    for i in range(rng.randrange(1, 4)):
+        odd = rng.random() < 0.1  # a rule the schema refuses, now and then
+        rule = {"code": rng.choice(["PL301", "X"]) if odd else f"TEAM{i}",
+                "name": rng.choice(["min-isr-exceeds-rf", "Bad Name"]) if odd else f"team-{i}",
+                "applies_to": rng.choice(["topics", "topics", "partitions", "plan_entries",
+                                          "clusters", "changes"]),
+                "validations": [{"expression": rng.choice([cel_expression, cel_valid])(rng),
+                                 rng.choice(["message", "messageExpression"]):
+                                     rng.choice(["broken", cel_expression(rng)])}
+                                for _ in range(0 if odd else rng.randrange(1, 3))]}
+        if rng.random() < 0.3:
+            rule["matchConditions"] = [{"expression": cel_expression(rng)}]
+        if rng.random() < 0.2:
+            rule["field"] = rng.choice(["rf", "config.retention.ms", "nope", ""])
+        rules.append(rule)
+    return "cel_rules: " + json.dumps(rules) + "\n"
+
+
 OPTIONS = ["--format", "--fail-on", "--select", "--ignore", "--cluster", "--current",
            "--policy", "--report", "--max-file-size", "--base", "--allow-rf-change",
            "--color", "--no-color", "--bogus", "-x", "--"]
@@ -482,8 +562,8 @@ def _printed_safely(fmt: str, stdout: str, stderr: str) -> str | None:
 
 
 def case(rng: random.Random, kind: str) -> tuple[dict, list[str]]:
-    """(files, command line) of one case of ``kind``: documents, policy, command, surface,
-    targets or names (a file named ``<stdin>`` is what standard input reads)."""
+    """(files, command line) of one case of ``kind``: documents, policy, cel, command,
+    surface, targets or names (a file named ``<stdin>`` is what standard input reads)."""
     written = files(rng)
     if kind == "surface":
         return written, surface(rng, written)
@@ -498,6 +578,10 @@ def case(rng: random.Random, kind: str) -> tuple[dict, list[str]]:
     if kind == "policy":
         written["policy.yaml"] = policy(rng)
         return written, ["lint", "--select", "PL", "--policy", "policy.yaml", *names]
+    if kind == "cel":
+        written["policy.yaml"] = cel_policy(rng)
+        return written, ["lint", "--policy", "policy.yaml", "--format",
+                         rng.choice(["json", "sarif", "text"]), *names]
     return written, command(rng, names)
 
 

@@ -262,3 +262,13 @@ def test_conformance(tree, monkeypatch):
         assert got == expected, f"CEL{code}: {sorted(got ^ expected)[:5]}"
         compared += len(expected)
     assert compared > 5  # the tree has something these rules find
+
+
+def test_a_rule_past_the_evaluators_budget_is_a_note(tmp_path, monkeypatch):
+    big = "[" + ", ".join(map(str, range(3000))) + "]"
+    policy = TEAM.replace("topic.rf >= 3", f"'{big}.all(x, {big}.exists(y, y >= x))'")
+    write_files(tmp_path, {".policylint.yaml": policy,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf=3, min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    [note] = lint(["."], select=["PAY"]).findings
+    assert note.severity == "note" and "budget" in note.message

@@ -12,8 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
 from hostile import case, check, interrupted  # noqa: E402
 
 
-@pytest.mark.parametrize("kind", ["documents", "policy", "command", "surface", "targets",
-                                  "names"])
+@pytest.mark.parametrize("kind", ["documents", "policy", "cel", "command", "surface",
+                                  "targets", "names"])
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rng=st.randoms(use_true_random=False))

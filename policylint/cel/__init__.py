@@ -119,23 +119,23 @@ class CelRule(Rule):
     def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any) -> list[Finding]:
         activation = _activation(self.binds, bindings, ctx)
         for condition in self.matches:
-            value = condition.eval(activation)
-            if _failed(value):
-                return self._unchecked(value, at, label, ctx)
-            if value.value() is not True:
+            value, error = _evaluated(condition, activation)
+            if error is not None:
+                return self._unchecked(error, at, label, ctx)
+            if value is not True:
                 return []
         found = []
         for check in self.checks:
-            value = check.program.eval(activation)
-            if _failed(value):
-                return found + self._unchecked(value, at, label, ctx)
-            if value.value() is True:
+            value, error = _evaluated(check.program, activation)
+            if error is not None:
+                return found + self._unchecked(error, at, label, ctx)
+            if value is True:
                 continue
             message = check.message
             if check.message_program is not None:
-                said = check.message_program.eval(activation)
-                if not _failed(said) and isinstance(said.value(), str):
-                    message = said.value()
+                said, error = _evaluated(check.message_program, activation)
+                if error is None and isinstance(said, str) and said.strip():
+                    message = said
             message = message or f"{check.text} is false"
             topic, partition, name = label
             if name and name not in message:
@@ -144,10 +144,9 @@ class CelRule(Rule):
             found.append(self.finding(message, at=where, topic=topic, partition=partition))
         return found
 
-    def _unchecked(self, value: Any, at: Any, label: tuple, ctx: Any) -> list[Finding]:
+    def _unchecked(self, error: str, at: Any, label: tuple, ctx: Any) -> list[Finding]:
         """A value no input states is unknown: the subject is counted, not judged; any
         other evaluation error is a note of the rule's own."""
-        error = str(value.value())
         if _unknown(error):
             ctx.unchecked[self.code] += 1
             return []
@@ -157,8 +156,19 @@ class CelRule(Rule):
                         f"{_short(error)}", at(self.field), topic, partition)]
 
 
-def _failed(value: Any) -> bool:
-    return value.type().name() == "ERROR"
+def _evaluated(program: Any, activation: Any) -> tuple[Any, str | None]:
+    """(value, None), or (None, why not): an error value, or the evaluator's own refusal
+    (its iteration budget exceeded, a value it cannot hold)."""
+    try:
+        value = program.eval(activation)
+    except Exception as exc:  # the evaluator's RuntimeError
+        return None, str(exc)
+    if value.type().name() == "ERROR":
+        return None, str(value.value())
+    try:
+        return value.value(), None
+    except Exception as exc:
+        return None, str(exc)
 
 
 def _unknown(error: str) -> bool:
