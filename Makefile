@@ -39,6 +39,10 @@ demo: $(LINT)
 	@echo '# next: a live cluster and a fleet audit. Installing policylint[capture,spark,dev]'
 	@echo '# (a Kafka client, a local broker and Apache Spark: pyspark is about 0.5 GB) ...'
 	@$(MAKE) --no-print-directory $(STAMP)
+	@echo '$$ policylint lint examples/team-rules    # a team'"'"'s own rules, in CEL, in its policy'
+	@cd examples/team-rules && ../../$(BIN)/policylint lint . --select TEAM || true
+	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --repair    # a plan written'
+	@$(BIN)/policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --repair > /dev/null || true
 	@echo '# a live cluster: a local broker started, captured, and a plan linted against it'
 	@$(BIN)/python examples/live/demo.py
 	@echo '$$ policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html'

@@ -628,13 +628,18 @@ def plan(
                                throttle=rate, what=what)
         except PlanError as exc:
             _fail(str(exc))
-    if written.linted is not None and written.linted.findings:
+    found = written.linted.findings if written.linted is not None else []
+    if found:
         from .reporters import render
-        sys.stderr.write(written.summary)
+        refused = any(f.severity == "error" for f in found)
+        if refused:
+            sys.stderr.write(written.summary)
         sys.stderr.write("policylint: the plan (as it would be written) breaks the policy; "
-                         "nothing written:\n")
+                         "nothing written:\n" if refused else
+                         "policylint: what lint warns of in the plan:\n")
         sys.stderr.write(render("concise", written.linted, quiet=True))
-        raise typer.Exit(1)
+        if refused:
+            raise typer.Exit(1)
     from .writes import write_all
     try:
         write_all(written.files, [snapshot_file, *(p for p in (log_dirs, policy) if p)],

@@ -272,3 +272,11 @@ def test_a_rule_past_the_evaluators_budget_is_a_note(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     [note] = lint(["."], select=["PAY"]).findings
     assert note.severity == "note" and "budget" in note.message
+
+
+def test_the_example_team_rules(monkeypatch):
+    monkeypatch.chdir(ROOT / "examples/team-rules")
+    result = lint(["."], select=["TEAM"])
+    assert sorted((f.rule, f.line, f.topic) for f in result.findings) == [
+        ("TEAM101", 10, "payments.settlements"), ("TEAM101", 12, "payments.settlements"),
+        ("TEAM102", 21, "clickstream.raw"), ("TEAM103", 24, "clickstream.raw")]

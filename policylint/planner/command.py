@@ -95,7 +95,8 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     if not made.changed:  # nothing to move: no plan to write (Kafka refuses an empty one)
         return Written([], "", text(made, what, sizes, [], throttle) +
                        _how_to_run(made, [], [], output, throttle), None)
-    linted = _lint(plan, snapshot_path, snapshot, policy, bool(request.rf), brokers)
+    linted = _lint(plan, snapshot_path, snapshot, policy, bool(request.rf), brokers,
+                   output or "plan.json", request.in_flight)
     batches = split(made, max_per_broker, batch_size, sizes)
     summary = text(made, what, sizes, batches, throttle)
     files: list[tuple[str, str]] = []
@@ -118,8 +119,10 @@ def _beside(path: str, what: str) -> str:
 
 
 def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change: bool,
-          brokers: str | None):
-    """What ``policylint lint`` finds in the plan against the same snapshot."""
+          brokers: str | None, name: str, in_flight: bool):
+    """What ``policylint lint`` finds in the plan against the same snapshot (shown as the
+    file ``name``; PL306 left out when the operator plans around a reassignment in
+    flight)."""
     from ..linter import lint
     with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
         plan_path = os.path.join(folder, "plan.json")
@@ -132,7 +135,10 @@ def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change
                 json.dump(_as_snapshot(snapshot), out)
         result = lint([plan_path], cluster=cluster, policy=policy, allow_rf_change=rf_change,
                       baseline="")
-    result.findings = [f for f in result.findings if not f.suppressed]
+    result.findings = [f for f in result.findings if not f.suppressed
+                       and not (in_flight and f.rule == "PL306")]
+    for finding in result.findings:
+        finding.file = name
     return result
 
 
