@@ -18,7 +18,7 @@ $(LINT): pyproject.toml
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,capture,plan,cel]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,capture,plan,cel,server]'
 	touch $(LINT) $(STAMP)
 
 # a quick first look: lint on the bundled examples as soon as the CLI is installed; the

@@ -721,6 +721,18 @@ def audit(
     raise typer.Exit(code)
 
 
+@app.command()
+def server() -> None:
+    """Serve the findings to an editor: a Language Server Protocol server on standard input
+    and output (needs policylint[server]). See the README for VS Code, Neovim and Helix."""
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        _fail("policylint server needs pygls: pip install 'policylint[server]'")
+    from .server import serve
+    serve()
+
+
 @app.command("rules")
 def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
                                        metavar="text|json",
@@ -843,4 +855,6 @@ def main() -> None:
         sys.stderr.flush()
     except BrokenPipeError:
         code = code or 1
+    except ValueError:  # closed: `policylint server`'s client hung up, as it may
+        pass
     os._exit(code)

@@ -35,6 +35,7 @@ class Outcome:
     diff: str
     problem: str | None = None  # why the file is left as it is
     stdin: str | None = None  # standard input's fixed text: printed, never written
+    text: str | None = None  # the fixed text (an editor applies it: policylint server)
 
 
 def apply(findings: list[Finding], write: bool) -> list[Outcome]:
@@ -100,7 +101,7 @@ def _repaired(source: SourceFile, findings: list[Finding], write: bool) -> Outco
         problem = _write(source, text)
         if problem:
             return Outcome(source.name, 0, diff, problem)
-    return Outcome(source.name, len(findings), diff)
+    return Outcome(source.name, len(findings), diff, text=text)
 
 
 def _array_end(text: str, start: int) -> int | None:
@@ -170,7 +171,7 @@ def _fixed(source: SourceFile, findings: list[Finding], write: bool) -> Outcome:
         problem = _write(source, text)
         if problem:
             return Outcome(source.name, 0, diff, problem)
-    return Outcome(source.name, applied, diff)
+    return Outcome(source.name, applied, diff, text=text)
 
 
 def _line_delete(fix: Fix) -> LineFix | None:
@@ -281,7 +282,8 @@ def add_noqa(findings: list[Finding], reason: str, write: bool) -> list[Outcome]
         if problem is None and write:
             problem = _write(source, text)
         count = sum(len(codes) for codes in lines.values())
-        outcomes.append(Outcome(source.name, 0 if problem else count, diff, problem))
+        outcomes.append(Outcome(source.name, 0 if problem else count, diff, problem,
+                                text=None if problem else text))
     return outcomes
 
 

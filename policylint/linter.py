@@ -21,7 +21,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          keep: list | None = None, stdin_name: str | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
          force_exclude: bool = False, respect_gitignore: bool = True,
-         kafka_version: str | None = None, max_yaml_values: int | None = None) -> Result:
+         kafka_version: str | None = None, max_yaml_values: int | None = None,
+         judged: set[str] | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -32,7 +33,9 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     ignores (``force_exclude``: named files too; ``respect_gitignore=False``: what git
     ignores is walked); ``kafka_version``: the release of clusters that do not say their
     own, over the policy's; ``max_yaml_values``: the most values a YAML file may hold
-    (each is kept to locate findings), else 2,000,000. Raises
+    (each is kept to locate findings), else 2,000,000; ``judged``: the files (as shown)
+    whose contents are judged, the others read as their surroundings only (the clusters an
+    editor's file is placed among); None: all. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     chosen = policies.load(policy, start_of(paths))
@@ -68,13 +71,21 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
             ctx.base, ctx.base_ref = group.base, base
         if group.label is not None:  # PL118, PL121: checked without their cluster
             unchecked[group.unplaced_by] += len(group.manifests)
-        runs.append((ctx, group.targets()))
+        targets = group.targets()
+        if judged is not None:
+            targets = {kind: [t for t in items if t.doc is None or t.doc.source.name in judged]
+                       for kind, items in targets.items()}
+        runs.append((ctx, targets))
         placed += [(spec, group, ctx) for spec in group.manifests]
     if keep is not None:
         keep.append(runs)
-    result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
+    findings = inputs.findings if judged is None else \
+        [f for f in inputs.findings if f.file in judged]
+    result = run(runs, rules, chosen, findings, len(inputs.files), today,
                  inputs.skipped, unchecked)
     result.read, result.placed = inputs.files, placed
+    if judged is not None:  # what cross-file rules said of the surroundings is not asked
+        result.findings = [f for f in result.findings if f.file in judged]
     baseline = chosen.baseline if baseline is None else baseline
     if baseline:
         from .baseline import apply, load

@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import stat
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -76,6 +77,13 @@ Walked = tuple[str, str, bool]  # (path, display name, given explicitly)
 
 STDIN = "-"
 
+#: what a long-lived caller (``policylint server``) puts in place of the disk: the unsaved
+#: text of the files open in an editor (absolute path -> text), and the documents of files
+#: read before (absolute path -> ((size, mtime), documents)), taken again while the file
+#: is as it was
+unsaved: ContextVar[dict[str, str] | None] = ContextVar("unsaved", default=None)
+read_before: ContextVar[dict | None] = ContextVar("read_before", default=None)
+
 
 def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (),
          force_exclude: bool = False, respect_gitignore: bool = True) -> Iterator[Walked]:
@@ -105,7 +113,8 @@ def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (
                     if name.endswith(EXTENSIONS) and not name.startswith(".") and not \
                             excluder.excluded(os.path.join(root, name), prefix + name):
                         yield from _once(os.path.join(root, name), prefix + name, False, seen)
-        elif os.path.lexists(path):  # a named file that cannot be read is a finding
+        elif os.path.lexists(path) or os.path.abspath(path) in (unsaved.get() or ()):
+            # a named file that cannot be read is a finding; an editor's new file is read
             if not (force_exclude and excluder.excluded(path, display_name(path))):
                 yield from _once(path, display_name(path), True, seen)
         else:
@@ -352,16 +361,38 @@ Parsed = tuple[str, bool, "list[Document] | ParseError"]  # (name, given explici
 def parse_files(files: list[Walked], max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Parsed]:
     """The documents of each file ``walk`` found, or why it could not be read."""
     parsed: list[Parsed] = []
+    held, cache = unsaved.get() or {}, read_before.get()
     for path, name, explicit in files:
+        real = os.path.abspath(path) if (held or cache is not None) and path != STDIN \
+            else None
+        stamp = _stamp(path) if real and cache is not None and real not in held else None
+        if stamp is not None and cache.get(real, (None,))[0] == stamp:
+            parsed.append((name, explicit, cache[real][1]))
+            continue
         source = None
         try:
-            source = read(path, max_size, name)
+            if real in held:
+                source = decode(name, held[real].encode("utf-8", "surrogatepass"),
+                                _suffix(path))
+                source.path = path
+            else:
+                source = read(path, max_size, name)
             docs: list[Document] | ParseError = parse(source)
         except ParseError as exc:
             exc.source = source  # the text it could not read, for the excerpt of its PL100
             docs = exc
+        if stamp is not None:
+            cache[real] = (stamp, docs)
         parsed.append((name, explicit, docs))
     return parsed
+
+
+def _stamp(path: str) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 def load_bytes(name: str, data: bytes) -> Inputs:

@@ -1,0 +1,270 @@
+"""``policylint server``: the findings of ``policylint lint`` in the editor, as you type.
+
+A Language Server Protocol server on standard input and output, on pygls (``pip install
+'policylint[server]'``; imported only by this command). It publishes diagnostics for every
+file policylint reads, from the editor's unsaved text, on open and on change (after a
+pause in typing), linted as the CLI lints the workspace (``workspace.Workspace``); offers
+each ``--fix`` and a suppression comment as code actions, and hover and completion of topic
+config keys (``help``). It never writes a file: an edit is the editor's to apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from .. import __version__
+from . import help as config_help
+from .workspace import Linted, Workspace, edit
+
+#: how long to wait after an edit for the next one before linting (milliseconds)
+DEBOUNCE_MS = 150
+
+
+def serve() -> None:
+    build().start_io()
+
+
+def build() -> Any:
+    """The server, its features registered."""
+    from lsprotocol import types
+    from pygls.lsp.server import LanguageServer
+    from pygls.uris import to_fs_path
+
+    server = LanguageServer("policylint", __version__,
+                            text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    state: dict[str, Any] = {"workspace": None, "linted": {}, "pending": {},
+                             "debounce": DEBOUNCE_MS / 1000}
+
+    def workspace() -> Workspace:
+        if state["workspace"] is None:  # a client that sent no folders: the working one
+            state["workspace"] = Workspace([os.getcwd()])
+            state["workspace"].scan()
+        return state["workspace"]
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options
+        if isinstance(options, dict) and isinstance(options.get("debounceMs"), (int, float)):
+            state["debounce"] = max(0, options["debounceMs"]) / 1000
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] or \
+            ([ls.workspace.root_path] if ls.workspace.root_path else [os.getcwd()])
+        state["workspace"] = Workspace([f for f in folders if f])
+        state["workspace"].scan()
+        watch = ls.client_capabilities.workspace
+        watch = watch.did_change_watched_files if watch is not None else None
+        if watch is not None and watch.dynamic_registration:  # cluster files edited elsewhere
+            ls.client_register_capability(types.RegistrationParams(registrations=[
+                types.Registration(
+                    id="policylint-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                        types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,tf}")]))]))
+
+    def publish(ls: LanguageServer, uri: str) -> None:
+        document = ls.workspace.get_text_document(uri)
+        path = to_fs_path(uri)
+        if path is None:
+            return
+        try:
+            linted = workspace().lint(path, document.source)
+        except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
+            ls.window_show_message(types.ShowMessageParams(
+                types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
+            linted = Linted(path, document.source, None)
+        state["linted"][uri] = (document.version, linted)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=document.version, diagnostics=diagnostics(linted, types)))
+
+    async def later(ls: LanguageServer, uri: str, version: int | None) -> None:
+        await asyncio.sleep(state["debounce"])
+        document = ls.workspace.get_text_document(uri)
+        if document.version == version:  # the last edit of a burst
+            publish(ls, uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        await later(ls, params.text_document.uri, params.text_document.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = to_fs_path(params.text_document.uri)
+        if path is not None and os.path.abspath(path) in workspace().clusters:
+            workspace().forget(path)
+            republish(ls)
+        else:
+            publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        state["linted"].pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path is not None:
+                workspace().forget(path)
+        workspace().scan()  # a cluster file changed, came or went: read the clusters again
+        republish(ls)
+
+    def republish(ls: LanguageServer) -> None:
+        for uri in list(state["linted"]):
+            publish(ls, uri)
+
+    def current(ls: LanguageServer, uri: str) -> Linted | None:
+        document = ls.workspace.get_text_document(uri)
+        known = state["linted"].get(uri)
+        if known is None or known[0] != document.version:
+            publish(ls, uri)
+            known = state["linted"].get(uri)
+        return known[1] if known else None
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]))
+    def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list:
+        linted = current(ls, params.text_document.uri)
+        if linted is None or linted.result is None:
+            return []
+        return code_actions(linted, params, types)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LanguageServer, params: types.HoverParams) -> Any:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        lines = document.lines
+        row = params.position.line
+        if row >= len(lines):
+            return None
+        key = config_help.key_at(lines[row].rstrip("\r\n"), params.position.character)
+        if key is None:
+            return None
+        text = config_help.hover(key.key, release(ls, params.text_document.uri))
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, text),
+                           range=types.Range(types.Position(row, key.start),
+                                             types.Position(row, key.end)))
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                    types.CompletionOptions(trigger_characters=[":", " "]))
+    def completion(ls: LanguageServer, params: types.CompletionParams) -> Any:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        lines = [line.rstrip("\r\n") for line in document.lines] or [""]
+        row = min(params.position.line, len(lines) - 1)
+        line = lines[row]
+        version = release(ls, params.text_document.uri)
+        key = config_help.value_of(line, params.position.character)
+        if key is not None:
+            found = config_help.values(key, version)
+            kind = types.CompletionItemKind.Value
+        elif config_help.in_config(lines, row):
+            found = config_help.keys(version, config_help.written(lines))
+            kind = types.CompletionItemKind.Property
+        else:
+            return None
+        return types.CompletionList(is_incomplete=False, items=[
+            types.CompletionItem(label=c.label, kind=kind, detail=c.detail,
+                                 documentation=c.doc or None, insert_text=c.insert)
+            for c in found])
+
+    def release(ls: LanguageServer, uri: str) -> str:
+        """The Kafka release a document's topics are judged by (its cluster's)."""
+        from .. import kafka_configs
+        linted = current(ls, uri)
+        placed = getattr(linted.result, "placed", None) if linted else None
+        if placed:
+            spec, _, ctx = placed[0]
+            return ctx.kafka_release(spec)
+        return kafka_configs.known_versions()[-1]
+
+    return server
+
+
+_SEVERITY = {"error": 1, "warning": 2, "note": 3}
+
+
+def _column(text: str | None, column: int) -> int:
+    """A 1-based column in characters as LSP's 0-based UTF-16 offset."""
+    if not text:
+        return max(column - 1, 0)
+    head = text[:max(column - 1, 0)]
+    return len(head.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def diagnostics(linted: Linted, types: Any) -> list:
+    """The unsuppressed findings of the file, as LSP diagnostics: located from start to
+    end, the rule's code linked to its page."""
+    if linted.result is None:
+        return []
+    from ..registry import all_rules
+    rules = all_rules()
+    lines = linted.text.splitlines()
+    out = []
+    for i, f in enumerate(linted.result.findings):
+        if f.suppressed or f.file != linted.name:
+            continue
+        line = (f.line or 1) - 1
+        text = lines[line] if 0 <= line < len(lines) else ""
+        end = f.end() or (f.line or 1, len(text) + 1)
+        start = types.Position(line, _column(text, f.column or 1))
+        stop_text = lines[end[0] - 1] if 0 < end[0] <= len(lines) else ""
+        stop = types.Position(end[0] - 1, _column(stop_text, end[1]))
+        rule = rules.get(f.rule)
+        href = rule.help_uri() if rule is not None else None
+        out.append(types.Diagnostic(
+            range=types.Range(start, stop), message=f.message, source="policylint",
+            severity=types.DiagnosticSeverity(_SEVERITY.get(f.severity, 3)), code=f.rule,
+            code_description=types.CodeDescription(href=href) if href else None,
+            data={"finding": i}))
+    return sorted(out, key=lambda d: (d.range.start.line, d.range.start.character))
+
+
+def code_actions(linted: Linted, params: Any, types: Any) -> list:
+    """Per diagnostic in range its fix and a suppression comment; and "fix all"."""
+    from .. import fixes
+    findings = linted.result.findings
+    uri = params.text_document.uri
+    actions = []
+    fixable = [f for f in findings if f.fix is not None and not f.suppressed
+               and f.file == linted.name]
+    for diagnostic in params.context.diagnostics:
+        data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+        index = data.get("finding")
+        if not isinstance(index, int) or not 0 <= index < len(findings):
+            continue
+        finding = findings[index]
+        if finding.fix is not None:
+            actions += _action(f"Fix {finding.rule}: {finding.message[:60]}",
+                               fixes.apply([finding], write=False), linted, uri, types,
+                               types.CodeActionKind.QuickFix, [diagnostic])
+        actions += _action(f"Suppress {finding.rule} on this line",
+                           fixes.add_noqa([finding], "", write=False), linted, uri, types,
+                           types.CodeActionKind.QuickFix, [diagnostic])
+    if fixable:
+        actions += _action(f"Fix all policylint findings ({len(fixable)})",
+                           fixes.apply(fixable, write=False), linted, uri, types,
+                           types.CodeActionKind.SourceFixAll, None)
+    return actions
+
+
+def _action(title: str, outcomes: list, linted: Linted, uri: str, types: Any, kind: Any,
+            diagnostics_: list | None) -> list:
+    texts = [o.text for o in outcomes if o.text is not None and o.file == linted.name]
+    if not texts or texts[0] == linted.text:
+        return []
+    change = edit(linted.text, texts[0])
+    text_edit = types.TextEdit(range=types.Range(types.Position(change.start, 0),
+                                                 types.Position(change.end, 0)),
+                               new_text=change.text)
+    return [types.CodeAction(title=title, kind=kind, diagnostics=diagnostics_,
+                             edit=types.WorkspaceEdit(changes={uri: [text_edit]}))]
+

@@ -1,0 +1,122 @@
+"""What the editor shows of a topic config key: on hover its meaning, type, default and valid
+values for the cluster's release, and as completions the keys and values Kafka accepts.
+Pure functions of a line of text and a release: no editor, no protocol."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .. import kafka_configs
+from ..kafka_configs.docs import DOCS
+
+#: a config key where it is written: a YAML key (quoted or not), an HCL or properties
+#: ``key =``, a JSON member
+_KEY = re.compile(r"""^(\s*(?:-\s+)?["']?)([a-z][a-z0-9]*(?:\.[a-z0-9]+)+)(["']?\s*[:=])""")
+#: the lines that open a topic's config in the formats policylint reads
+_CONFIG = re.compile(r"^(\s*)(\"?)(config|configs|topicConfigs|config_entries|spec)\2\s*[:=]\s*"
+                     r"[{(]?\s*$")
+
+
+class Key(NamedTuple):
+    key: str
+    start: int  # column of its first character, 0-based
+    end: int
+
+
+def key_at(line: str, column: int) -> Key | None:
+    """The config key written on ``line`` when ``column`` (0-based) is on it."""
+    found = _KEY.match(line)
+    if found is None:
+        return None
+    start, end = found.start(2), found.end(2)
+    return Key(found.group(2), start, end) if start <= column <= end else None
+
+
+def _range(spec: dict) -> str:
+    if "values" in spec:
+        return "one of " + ", ".join(f"`{v}`" for v in spec["values"])
+    if "subset" in spec:
+        return "a list of " + ", ".join(f"`{v}`" for v in spec["subset"])
+    low, high = spec.get("min"), spec.get("max")
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    if low is not None:
+        return f"at least {low}"
+    if high is not None:
+        return f"at most {high}"
+    return "any " + {"boolean": "boolean (true, false)", "list": "list"}.get(spec["type"],
+                                                                         spec["type"])
+
+
+def hover(key: str, release: str) -> str | None:
+    """Markdown for ``key`` under Kafka ``release``; None when it is no topic config of it."""
+    spec = kafka_configs.table(release).get(key)
+    if spec is None:
+        removed = kafka_configs.removed_in(key, release)
+        return f"**{key}**: not a topic config of Kafka {release} (removed in {removed})" \
+            if removed else None
+    lines = [f"**{key}** (Kafka {release})", "", DOCS.get(key, ""), "",
+             f"- type: {spec['type']}",
+             f"- default: `{spec['default']}`" if spec.get("default") is not None else
+             "- default: the broker's",
+             f"- valid: {_range(spec)}"]
+    if spec.get("deprecated"):
+        lines.append("- deprecated")
+    return "\n".join(line for line in lines if line is not None).strip()
+
+
+def in_config(lines: list[str], row: int) -> bool:
+    """Whether line ``row`` is inside a topic's config block (indented under ``config:``,
+    Terraform's ``config = {``)."""
+    indent = len(lines[row]) - len(lines[row].lstrip()) if lines[row].strip() else None
+    for up in range(row - 1, -1, -1):
+        text = lines[up]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        own = len(text) - len(text.lstrip())
+        if indent is None:
+            indent = own + 1  # an empty line: as deep as what it follows, or deeper
+        if own < indent:
+            found = _CONFIG.match(text)
+            return found is not None and found.group(3) != "spec"
+    return False
+
+
+def written(lines: list[str]) -> set[str]:
+    """The config keys the text writes."""
+    return {m.group(2) for m in map(_KEY.match, lines) if m}
+
+
+class Completion(NamedTuple):
+    label: str
+    detail: str
+    doc: str
+    insert: str
+
+
+def keys(release: str, written: set[str]) -> list[Completion]:
+    """The topic config keys of ``release`` not already written."""
+    table = kafka_configs.table(release)
+    return [Completion(key, f"{spec['type']}, default {spec.get('default')}",
+                       DOCS.get(key, ""), f"{key}: ")
+            for key, spec in sorted(table.items())
+            if key not in written and not spec.get("deprecated")]
+
+
+def values(key: str, release: str) -> list[Completion]:
+    """The values Kafka accepts for ``key`` (those it enumerates)."""
+    spec = kafka_configs.table(release).get(key)
+    if spec is None:
+        return []
+    choices = spec.get("values") or spec.get("subset") or (
+        ["true", "false"] if spec["type"] == "boolean" else [])
+    default = spec.get("default")
+    return [Completion(str(v), "default" if str(v) == str(default) else spec["type"],
+                       DOCS.get(key, ""), str(v)) for v in choices]
+
+
+def value_of(line: str, column: int) -> str | None:
+    """The key whose value is being written at ``column`` (``key: |``)."""
+    found = _KEY.match(line)
+    return found.group(2) if found is not None and column >= found.end(3) else None

@@ -1,0 +1,205 @@
+"""policylint server, end to end: a real LSP client (pytest-lsp) talking to the server
+process over standard input and output, in a workspace with a cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+WORKSPACE: Path | None = None
+
+TOPIC = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: orders
+  labels:
+    strimzi.io/cluster: prod-eu-1
+spec:
+  partitions: 6
+  replicas: 3
+  config:
+    min.insync.replicas: 4
+    retention.msx: 1000
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("ws")
+    shutil.copy(EXAMPLES / "gitops/kafka.yaml", root / "kafka.yaml")  # 6 brokers, 3 zones
+    (root / "topics").mkdir()
+    (root / "topics/orders.yaml").write_text(TOPIC)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "policylint", "server"]))
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=version,
+                                             text=text)))
+    return uri
+
+
+async def _diagnostics(client: LanguageClient, uri: str) -> list:
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_on_open_with_the_workspace_cluster(client, workspace):
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    found = await _diagnostics(client, uri)
+    codes = {d.code: d for d in found}
+    assert {"PL301", "PL601"} <= set(codes)  # 4 > RF 3; an unknown key
+    d = codes["PL301"]
+    assert (d.range.start.line, d.range.start.character) == (10, 25)
+    assert d.range.end.character == 26 and d.severity == types.DiagnosticSeverity.Error
+    assert d.code_description.href.endswith("/PL301.md") and d.source == "policylint"
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_follow_unsaved_edits(client, workspace):
+    path = workspace / "topics/orders.yaml"
+    uri = _open(client, path, TOPIC)
+    await _diagnostics(client, uri)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(10, 25), types.Position(10, 26)), text="2")]))
+    found = await _diagnostics(client, uri)
+    assert "PL301" not in {d.code for d in found}  # from the editor's text, not the disk
+    assert path.read_text() == TOPIC
+    # replicas: 9 > the cluster's 6 brokers (the cluster file was found in the workspace)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(8, 12), types.Position(8, 13)), text="9")]))
+    found = await _diagnostics(client, uri)
+    assert "PL203" in {d.code for d in found}
+
+
+@pytest.mark.asyncio
+async def test_code_actions_fix_and_suppress(client, workspace):
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    found = await _diagnostics(client, uri)
+    unknown = next(d for d in found if d.code == "PL601")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=unknown.range,
+        context=types.CodeActionContext(diagnostics=[unknown])))
+    titles = [a.title for a in actions]
+    assert any(t.startswith("Fix PL601") for t in titles), titles
+    assert "Suppress PL601 on this line" in titles
+    assert any(t.startswith("Fix all policylint findings") for t in titles)
+    fix = next(a for a in actions if a.title.startswith("Fix PL601"))
+    [text_edit] = fix.edit.changes[uri]
+    assert text_edit.new_text == "    retention.ms: 1000\n"  # the typo's key, renamed
+    assert (text_edit.range.start.line, text_edit.range.end.line) == (11, 12)
+    suppress = next(a for a in actions if a.title.startswith("Suppress"))
+    [text_edit] = suppress.edit.changes[uri]
+    assert text_edit.new_text.startswith("    # policylint: disable=PL601")
+    # the editor applies the fix: the finding goes
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=fix.edit.changes[uri][0].range, text=fix.edit.changes[uri][0].new_text)]))
+    assert "PL601" not in {d.code for d in await _diagnostics(client, uri)}
+
+
+@pytest.mark.asyncio
+async def test_hover_and_completion_of_config_keys(client, workspace):
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    await _diagnostics(client, uri)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(10, 8)))
+    text = hover.contents.value
+    assert "**min.insync.replicas** (Kafka 4.1" in text and "default: `1`" in text
+    assert "acks=all" in text and "at least 1" in text
+    keys = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(11, 4)))
+    labels = {item.label for item in keys.items}
+    assert {"cleanup.policy", "compression.type", "retention.ms"} <= labels
+    assert "min.insync.replicas" not in labels  # written already
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(12, 0), types.Position(12, 0)),
+            text="    cleanup.policy: \n")]))
+    await _diagnostics(client, uri)
+    values = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(12, 20)))
+    assert [item.label for item in values.items] == ["compact", "delete"]
+
+
+@pytest.mark.asyncio
+async def test_other_files_get_none_and_a_broken_one_pl100(client, workspace):
+    other = _open(client, workspace / "compose.yaml", "services:\n  web: {image: nginx}\n")
+    assert list(await _diagnostics(client, other)) == []
+    broken = _open(client, workspace / "topics/broken.yaml",
+                   "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nspec: [\n")
+    assert [d.code for d in await _diagnostics(client, broken)] == ["PL100"]
+    # and the server keeps running
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC, version=7)
+    assert "PL301" in {d.code for d in await _diagnostics(client, uri)}
+
+
+@pytest.mark.asyncio
+async def test_a_cluster_file_changed_on_disk_is_read_again(client, workspace, tmp_path):
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC.replace("replicas: 3",
+                                                                        "replicas: 5"))
+    assert "PL203" not in {d.code for d in await _diagnostics(client, uri)}  # 6 brokers
+    kafka = workspace / "kafka.yaml"
+    before = kafka.read_text()
+    try:
+        kafka.write_text(before.replace("replicas: 6", "replicas: 4"))
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=kafka.as_uri(), type=types.FileChangeType.Changed)]))
+        assert "PL203" in {d.code for d in await _diagnostics(client, uri)}  # 5 > 4 brokers
+    finally:
+        kafka.write_text(before)
+
+
+@pytest.mark.asyncio
+async def test_hostile_unsaved_text_never_stops_the_server(client, workspace):
+    """The fuzz families' documents, as an editor's unsaved text."""
+    import random
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    from hostile import files
+    rng = random.Random(47)
+    uri = (workspace / "topics/edited.yaml").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=1,
+                                             text="")))
+    await _diagnostics(client, uri)
+    for version in range(2, 42):
+        text = next((t for t in files(rng).values() if isinstance(t, str)), "")
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        await asyncio.wait_for(_diagnostics(client, uri), timeout=20)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0)))
+    assert hover is None or hover.contents  # still answering
