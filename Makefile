@@ -54,6 +54,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/plan.py
+	$(BIN)/python bench/server.py
 
 # policylint plan beside Kafka's --generate placement and the lower bound (1M partitions)
 bench-plan: $(STAMP)
