@@ -562,6 +562,10 @@ def plan(
                                            help="kafka-log-dirs.sh --describe output: the "
                                                 "data each move copies, and smaller "
                                                 "partitions moved first."),
+    balance_bytes: bool = typer.Option(False, "--balance-bytes",
+                                       help="Also even out the bytes each broker holds "
+                                            "(needs --log-dirs): replicas of a rack's "
+                                            "fullest and emptiest brokers are swapped."),
     policy: Optional[str] = typer.Option(None, "--config", "--policy", metavar="FILE",
                                          help="Policy file (default: discovered as lint "
                                               "does): its rules judge the plan."),
@@ -595,7 +599,7 @@ def plan(
     brokers, rebalance, or repair, with the fewest moves; linted before it is written
     (needs policylint[plan])."""
     from .planner import PlanError, Request
-    from .planner.command import brokers_spec, run as run_plan
+    from .planning import brokers_spec, run as run_plan
     with _exit_2_on_errors():
         try:
             added = brokers_spec(",".join(add or []))
@@ -618,7 +622,10 @@ def plan(
             import ortools  # noqa: F401
         except ImportError:
             _fail("policylint plan needs OR-Tools: pip install 'policylint[plan]'")
+        if balance_bytes and not log_dirs:
+            _fail("--balance-bytes needs the partitions' sizes: give --log-dirs")
         request = Request(add=added, remove=removed, replace=replaced, balance=not repair,
+                          bytes_too=balance_bytes,
                           topics=tuple(topics or ()), rf=rfs, in_flight=allow_in_flight,
                           under_replicated=include_under_replicated)
         try:

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("ortools")
 
 from policylint.planner import PlanError, Request, make, read_snapshot  # noqa: E402
-from policylint.planner.command import log_dir_sizes, run  # noqa: E402
+from policylint.planning import log_dir_sizes, run  # noqa: E402
 
 
 def write_snapshot(path, brokers, topics, **extra):
@@ -240,3 +240,31 @@ def test_fix_leaves_a_plan_it_cannot_place_and_says_why(tmp_path):
     assert done.returncode == 1
     assert "t-0: RF 4 is larger than the 3 brokers it may use" in done.stderr
     assert plan.read_text() == text
+
+
+def test_an_rf_lowered_keeps_the_racks_spread(tmp_path):
+    (tmp_path / ".policylint.yaml").write_text("allow:\n  rf_change: [t]\n")
+    topics = {"t": [[1, 4, 2, 3], [2, 5, 3, 6]]}  # RF 4 over racks a, b, c
+    out = plan_of(tmp_path, RACKS3, topics, Request(rf={"t": 3}, balance=False))
+    assert not out.linted.findings
+    for e in json.loads(out.plan)["partitions"]:
+        assert len(e["replicas"]) == 3 and len({RACKS3[b] for b in e["replicas"]}) == 3
+
+
+def test_bytes_evened_out_when_asked(tmp_path):
+    """Two brokers per rack, counts even, but one broker of each rack holds the big ones."""
+    brokers = {1: "a", 2: "a", 3: "b", 4: "b"}
+    topics = {"big": [[1, 3], [1, 3]], "small": [[2, 4], [2, 4]]}
+    path = write_snapshot(tmp_path / "s.json", brokers, topics)
+    sizes = {("big", 0): 1000, ("big", 1): 1000, ("small", 0): 10, ("small", 1): 10}
+    flat = make(read_snapshot(path), Request(sizes=sizes))
+    even = make(read_snapshot(path), Request(sizes=sizes, bytes_too=True))
+    def data(made):
+        held = Counter()
+        for key, reps in zip(made.keys, made.after):
+            for b in reps:
+                held[b] += sizes[key]
+        return held
+    assert max(data(flat).values()) == 2000  # counts were even already: nothing moved
+    assert max(data(even).values()) == 1010 and min(data(even).values()) == 1010
+    assert Counter(b for r in even.after for b in r) == Counter({1: 2, 2: 2, 3: 2, 4: 2})

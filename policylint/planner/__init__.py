@@ -23,6 +23,7 @@ class Request(NamedTuple):
     remove: frozenset = frozenset()
     replace: dict[int, int] = {}  # broker -> the broker that takes its replicas
     balance: bool = True  # move replicas so every broker holds its share (else: repair)
+    bytes_too: bool = False  # and even out the bytes each holds (sizes needed)
     topics: tuple[str, ...] = ()  # name patterns; none: every topic
     rf: dict[str, int] = {}  # RF changes asked for, by topic name
     rack_mode: str = "strict"  # PL401's, and PL403's max_skew, from the policy
@@ -113,7 +114,8 @@ def make(snapshot: Snapshot, request: Request) -> Made:
         raise PlanError("a reassignment is in flight in the snapshot (PL306): wait for it "
                         "to complete, or give --allow-in-flight to plan around it")
     sizes = [request.sizes.get(k, 0) for k in keys] if request.sizes else None
-    goal = Goal(brokers, movable, rf, request.balance, request.rack_mode, sizes, closed)
+    goal = Goal(brokers, movable, rf, request.balance, request.rack_mode, sizes, closed,
+                bytes_too=request.bytes_too)
     placed = place(before, goal)
     for pid in placed.stuck:  # left as it is, said why
         placed.lists[pid] = before[pid]

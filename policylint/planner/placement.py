@@ -43,6 +43,9 @@ class Goal(NamedTuple):
     #: per partition, brokers that hold it today (a repaired plan's): a hole goes to one of
     #: them first, where the rack rule allows, as that copies no data
     holders: list | None = None
+    #: also even out the bytes each broker holds (``sizes`` needed), by swapping replicas
+    #: of two partitions between two brokers of one rack: counts and racks stay as they are
+    bytes_too: bool = False
 
 
 class Placement(NamedTuple):
@@ -74,7 +77,61 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
             stuck[pid] = why
     if goal.balance:
         state.balance(out, goal, stuck)
+        if goal.bytes_too and goal.sizes:
+            _even_bytes(out, goal, stuck)
     return Placement(out, stuck)
+
+
+def _even_bytes(out: list[list], goal: Goal, stuck: dict[int, str]) -> None:
+    """Within each rack, while the broker holding most bytes and the one holding fewest
+    differ, swap a larger replica of the first for a smaller one of the second, the pair
+    whose difference comes closest to half of theirs (each swap moves both)."""
+    import bisect
+    sizes, rack = goal.sizes, goal.brokers
+    held: dict[int, set[int]] = {b: set() for b in rack}
+    data: Counter = Counter()
+    for pid, slots in enumerate(out):
+        for b in slots:
+            if b in held:
+                data[b] += sizes[pid]
+                if goal.movable[pid] and pid not in stuck:
+                    held[b].add(pid)
+    groups: dict = {}
+    for b in rack:
+        if b not in goal.closed:
+            groups.setdefault(rack[b], []).append(b)
+    for members in groups.values():
+        for _ in range(20 * len(members)):
+            most = max(members, key=lambda b: (data[b], b))
+            least = min(members, key=lambda b: (data[b], b))
+            gap = data[most] - data[least]
+            if gap <= 0:
+                break
+            theirs = sorted((sizes[q], q) for q in held[least] if most not in out[q])
+            if not theirs:
+                break
+            best = None
+            for p in held[most]:
+                if least in out[p]:
+                    continue
+                # q with size(p) - size(q) nearest gap / 2, and 0 < difference < gap
+                i = bisect.bisect_left(theirs, (sizes[p] - gap / 2, -1))
+                for size_q, q in theirs[max(i - 1, 0):i + 1]:
+                    moved = sizes[p] - size_q
+                    if 0 < moved < gap and (best is None or abs(gap / 2 - moved) <
+                                            abs(gap / 2 - best[0])):
+                        best = (moved, p, q)
+            if best is None:
+                break
+            moved, p, q = best
+            out[p][out[p].index(most)] = least
+            out[q][out[q].index(least)] = most
+            held[most].discard(p)
+            held[least].add(p)
+            held[least].discard(q)
+            held[most].add(q)
+            data[most] -= moved
+            data[least] += moved
 
 
 class _State:
@@ -123,6 +180,7 @@ class _State:
             slots.pop(slots.index(None) if None in slots else -1)
         slots += [None] * (rf - len(slots))
         if racks:  # strict: enough racks must stay reachable with the holes left
+            per_rack = Counter(rack[b] for b in slots if b is not None)
             need = min(rf, len(racks))
             while need - len(per_rack) > slots.count(None):
                 i = max(i for i, b in enumerate(slots) if b is not None and per_rack[rack[b]] > 1)

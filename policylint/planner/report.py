@@ -58,13 +58,20 @@ def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int 
     brokers = sorted(set(made.brokers) | set(before[0]) - {b for b in before[0] if b < 0})
     racks = {b: made.brokers.get(b) for b in brokers}
     header = f"  {'broker':>8}  {'rack':<10} {'replicas':>15} {'leaders':>13}" + \
-        (f" {'data':>23}" if sizes else "")
+        (f" {'data':>23} {'receives':>10} {'sends':>10}" if sizes else "")
+    receives, sends = Counter(), Counter()
+    for i in made.changed if sizes else ():
+        arriving = set(made.after[i]) - set(made.before[i])
+        receives.update({b: sizes[i] for b in arriving})
+        if arriving and made.before[i]:  # the leader today sends each new replica its copy
+            sends[made.before[i][0]] += sizes[i] * len(arriving)
     lines.append(header)
     for b in brokers:
         row = f"  {b:>8}  {str(racks[b] if racks[b] is not None else '-')[:10]:<10} " \
               f"{before[0][b]:>6} -> {after[0][b]:<6} {before[1][b]:>5} -> {after[1][b]:<5}"
         if sizes:
-            row += f" {_bytes(before[2][b]):>10} -> {_bytes(after[2][b]):<10}"
+            row += f" {_bytes(before[2][b]):>10} -> {_bytes(after[2][b]):<10}" \
+                   f" {_bytes(receives[b]):>10} {_bytes(sends[b]):>10}"
         if b not in made.brokers:
             row += "  (leaves)"
         lines.append(row.rstrip())

@@ -1,6 +1,6 @@
-"""``policylint plan`` end to end: read the snapshot and sizes, make the plan, lint it
-against the same snapshot, split it into batches and say what it does. The CLI parses
-the options and writes what this returns."""
+"""``policylint plan`` end to end (the planner itself is ``policylint.planner``): read the
+snapshot and sizes, make the plan, lint it against the same snapshot, split it into
+batches and say what it does. The CLI parses the options and writes what this returns."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import re
 import tempfile
 from typing import NamedTuple
 
-from . import PlanError, Request, make, read_snapshot
-from .batches import split, throttled
-from .report import text
+from .planner import PlanError, Request, make, read_snapshot
+from .planner.batches import split, throttled
+from .planner.report import text
 
 
 class Written(NamedTuple):
@@ -33,7 +33,7 @@ def plan_json(plan: dict) -> str:
 def log_dir_sizes(path: str) -> dict[tuple[str, int], int]:
     """Partition sizes from ``kafka-log-dirs.sh --describe`` output (its JSON line, after
     the lines it prints first): the largest replica of each partition."""
-    from ..sources import InputError
+    from .sources import InputError
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
@@ -59,7 +59,7 @@ def log_dir_sizes(path: str) -> dict[tuple[str, int], int]:
 
 def brokers_spec(text_: str) -> dict[int, str | None]:
     """``1:eu-1a,2:eu-1b`` or ``1,2,3``: broker ids with their racks."""
-    from ..sources import InputError
+    from .sources import InputError
     brokers: dict[int, str | None] = {}
     for item in filter(None, (i.strip() for i in text_.split(","))):
         match = re.fullmatch(r"(\d{1,10})(?::(\S+))?", item)
@@ -73,8 +73,8 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
         policy: str | None, output: str | None, rollback: str | None,
         max_per_broker: int | None, batch_size: int | None, throttle: int | None,
         what: str) -> Written:
-    from .. import policy as policies
-    from ..sources import start_of
+    from . import policy as policies
+    from .sources import start_of
     snapshot = read_snapshot(snapshot_path, brokers_spec(brokers) if brokers else None)
     chosen = policies.load(policy, start_of([snapshot_path]))
     not_allowed = sorted(t for t in request.rf if not chosen.allows_rf_change(t))
@@ -123,7 +123,7 @@ def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change
     """What ``policylint lint`` finds in the plan against the same snapshot (shown as the
     file ``name``; PL306 left out when the operator plans around a reassignment in
     flight)."""
-    from ..linter import lint
+    from .linter import lint
     with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
         plan_path = os.path.join(folder, "plan.json")
         with open(plan_path, "w", encoding="utf-8") as out:
