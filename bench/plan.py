@@ -109,7 +109,8 @@ def scenario(name: str, brokers_before: dict, brokers_after: dict, topics: dict,
     for label, row in (("policylint plan", ours), ("kafka --generate", kafka)):
         print(f"  {label:<22}{row['moved']:>10,}{row['leaders']:>10,}{row['racks']:>14,}"
               f"{row['inbound']:>13,}{row['time']:>8.2f}s")
-    spread = lambda c: f"{min(c[b] for b in brokers_after)}-{max(c[b] for b in brokers_after)}"  # noqa: E731
+    def spread(counts: Counter) -> str:
+        return f"{min(counts[b] for b in brokers_after)}-{max(counts[b] for b in brokers_after)}"
     print(f"  policylint: {ours['moved'] / max(bound, 1):.3f}x the bound; replicas per broker "
           f"{spread(per_broker)}, leaders per broker {spread(leads)}")
 

@@ -231,7 +231,8 @@ def test_fix_leaves_a_plan_it_cannot_place_and_says_why(tmp_path):
     snap = write_snapshot(tmp_path / "snap.json", {1: None, 2: None, 3: None},
                           {"t": [[1, 2, 3]]})
     plan = tmp_path / "plan.json"
-    text = '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3, 4]}]}\n'
+    text = ('{"version": 1, "partitions": '
+            '[{"topic": "t", "partition": 0, "replicas": [1, 2, 3, 4]}]}\n')
     plan.write_text(text)
     (tmp_path / ".policylint.yaml").write_text("allow:\n  rf_change: [t]\n")
     done = subprocess.run([sys.executable, "-m", "policylint", "lint", str(plan), "--cluster",

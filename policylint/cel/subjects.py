@@ -9,10 +9,11 @@ rule counts the subject as unchecked, as the built-in rules do; ``has(topic.rf)`
 Names (``NAMES`` is what the policy loader checks expressions against):
 
 - ``topic``: ``name``, ``partitions``, ``rf``, ``stated`` (which of ``rf`` and
-  ``partitions`` the declaration writes itself; the others are its cluster's), ``config`` (the effective config, each value
-  typed as Kafka parses it: numbers, booleans, lists), ``configs`` (per key ``value``,
-  ``stated`` (written for the topic) and ``source``), ``labels``, ``annotations``,
-  ``format``, ``file``, ``managed``, ``assignment`` (replica lists, where written)
+  ``partitions`` the declaration writes itself; the others are its cluster's), ``config``
+  (the effective config, each value typed as Kafka parses it: numbers, booleans, lists),
+  ``configs`` (per key ``value``, ``stated`` (written for the topic) and ``source``),
+  ``labels``, ``annotations``, ``format``, ``file``, ``managed``, ``assignment`` (replica
+  lists, where written)
 - ``partition`` (snapshots): ``topic``, ``partition``, ``replicas``, ``isr``, ``adding``,
   ``removing``, ``leader``, ``reassigning``
 - ``entry`` (plan entries): ``topic``, ``partition``, ``replicas``, ``before`` (the

@@ -365,5 +365,6 @@ def _round(shares: dict, total: int, held: dict) -> None:
     hold most."""
     for r in shares:
         shares[r] = int(shares[r])
-    for r in sorted(shares, key=lambda r: (-held[r], str(r)))[:max(total - sum(shares.values()), 0)]:
+    left = max(total - sum(shares.values()), 0)
+    for r in sorted(shares, key=lambda r: (-held[r], str(r)))[:left]:
         shares[r] += 1
