@@ -536,21 +536,23 @@ def plan(
                                         help="A ClusterSnapshot (policylint snapshot), or "
                                              "kafka-topics.sh --describe output with "
                                              "--brokers."),
-    add: Optional[List[str]] = typer.Option(None, "--add", metavar="ID[:RACK]",
+    add: Optional[List[str]] = typer.Option(None, "--add", "--add-brokers", metavar="ID[:RACK]",
                                             help="Brokers that join: replicas move onto them "
                                                  "(repeatable, comma-separated)."),
-    remove: Optional[List[str]] = typer.Option(None, "--remove", metavar="ID",
+    remove: Optional[List[str]] = typer.Option(None, "--remove", "--remove-brokers", "--drain",
+                                               metavar="ID",
                                                help="Brokers to drain: every replica leaves "
                                                     "them (repeatable, comma-separated)."),
-    replace: Optional[List[str]] = typer.Option(None, "--replace", metavar="OLD=NEW",
+    replace: Optional[List[str]] = typer.Option(None, "--replace", "--replace-broker",
+                                                metavar="OLD=NEW",
                                                 help="A broker whose replicas another takes "
                                                      "(in its rack unless --add says)."),
-    repair: bool = typer.Option(False, "--repair",
-                                help="Move only what must move (removed, unknown or "
+    repair: bool = typer.Option(False, "--repair/--rebalance",
+                                help="--repair: move only what must move (removed, unknown or "
                                      "placeholder replicas, broken rack spread, an RF asked "
                                      "for); without it, replicas and leaders are also "
                                      "balanced over the brokers."),
-    topics: Optional[List[str]] = typer.Option(None, "--topics", metavar="GLOB",
+    topics: Optional[List[str]] = typer.Option(None, "--topics", "--topic", metavar="GLOB",
                                                help="Only topics matching (repeatable)."),
     rf: Optional[List[str]] = typer.Option(None, "--rf", metavar="TOPIC=N",
                                            help="Change a topic's RF, where the policy allows "

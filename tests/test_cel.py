@@ -280,3 +280,13 @@ def test_the_example_team_rules(monkeypatch):
     assert sorted((f.rule, f.line, f.topic) for f in result.findings) == [
         ("TEAM101", 10, "payments.settlements"), ("TEAM101", 12, "payments.settlements"),
         ("TEAM102", 21, "clickstream.raw"), ("TEAM103", 24, "clickstream.raw")]
+
+
+def test_kubernetes_spellings(tmp_path, monkeypatch):
+    policy = TEAM.replace("applies_to: topics", "appliesTo: topic").replace(
+        "matchConditions:", "match_conditions:").replace("messageExpression:",
+                                                         "message_expression:")
+    write_files(tmp_path, {".policylint.yaml": policy,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf=2, min_isr=1)})
+    monkeypatch.chdir(tmp_path)
+    assert [f.line for f in lint(["."], select=["PAY"]).findings] == [8, 10]

@@ -290,6 +290,26 @@ def _env(binds: tuple[str, ...]) -> Any:
     return _ENVS[binds]
 
 
+#: what ``applies_to`` may say, as Kubernetes users and the catalogue write it
+_KIND_NAMES = {"topic": "topics", "partition": "partitions", "plan entries": "plan_entries",
+               "planEntries": "plan_entries", "plan_entry": "plan_entries",
+               "entries": "plan_entries", "cluster": "clusters", "change": "changes"}
+
+
+def normalized(entry: dict) -> dict:
+    """An entry with the spellings the schema takes as their one name each
+    (``appliesTo``, ``match_conditions``, ``message_expression``; ``plan entries``)."""
+    entry = dict(entry)
+    kind = entry.pop("appliesTo", None) or entry.get("applies_to")
+    entry["applies_to"] = _KIND_NAMES.get(kind, kind)
+    if "match_conditions" in entry:
+        entry["matchConditions"] = entry.pop("match_conditions")
+    entry["validations"] = [
+        {("messageExpression" if k == "message_expression" else k): v for k, v in item.items()}
+        for item in entry["validations"]]
+    return entry
+
+
 def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
     """The policy's ``cel_rules``, compiled. CelError (with its path in ``entries``) for
     the first that does not."""
@@ -299,7 +319,10 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
         raise CelError((), "CEL rules need the CEL library: pip install "
                        "'policylint[cel]'") from None
     rules, seen = [], set()
-    for i, entry in enumerate(entries):
+    for i, entry in enumerate(map(normalized, entries)):
+        if entry["applies_to"] is None:
+            raise CelError((i,), "applies_to is required: topics, partitions, plan_entries, "
+                           "clusters or changes")
         if entry["code"] in seen:
             raise CelError((i, "code"), f"{entry['code']} is the code of an earlier CEL rule")
         seen.add(entry["code"])

@@ -237,11 +237,9 @@ def code_actions(linted: Linted, params: Any, types: Any) -> list:
     fixable = [f for f in findings if f.fix is not None and not f.suppressed
                and f.file == linted.name]
     for diagnostic in params.context.diagnostics:
-        data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
-        index = data.get("finding")
-        if not isinstance(index, int) or not 0 <= index < len(findings):
+        finding = _finding_of(diagnostic, findings, linted.name)
+        if finding is None:
             continue
-        finding = findings[index]
         if finding.fix is not None:
             actions += _action(f"Fix {finding.rule}: {finding.message[:60]}",
                                fixes.apply([finding], write=False), linted, uri, types,
@@ -254,6 +252,18 @@ def code_actions(linted: Linted, params: Any, types: Any) -> list:
                            fixes.apply(fixable, write=False), linted, uri, types,
                            types.CodeActionKind.SourceFixAll, None)
     return actions
+
+
+def _finding_of(diagnostic: Any, findings: list, name: str) -> Any:
+    """The finding a diagnostic the client sends back stands for: by the index it carries,
+    else (a client that drops ``data``) by its code and line."""
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    index = data.get("finding")
+    if isinstance(index, int) and 0 <= index < len(findings) and \
+            findings[index].rule == diagnostic.code:
+        return findings[index]
+    return next((f for f in findings if f.file == name and f.rule == diagnostic.code
+                 and (f.line or 1) - 1 == diagnostic.range.start.line), None)
 
 
 def _action(title: str, outcomes: list, linted: Linted, uri: str, types: Any, kind: Any,
