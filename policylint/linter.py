@@ -79,9 +79,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         placed += [(spec, group, ctx) for spec in group.manifests]
     if keep is not None:
         keep.append(runs)
-    findings = inputs.findings if judged is None else \
-        [f for f in inputs.findings if f.file in judged]
-    result = run(runs, rules, chosen, findings, len(inputs.files), today,
+    result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
                  inputs.skipped, unchecked)
     result.read, result.placed = inputs.files, placed
     if judged is not None:  # what cross-file rules said of the surroundings is not asked

@@ -298,7 +298,7 @@ def _cel_rules(entries: list[dict], policy: Policy, name: str,
             elif exc.line > 1:
                 line, column = line + exc.line - 1, exc.column
             else:
-                quoted = text[column - 1:column] in "'\""
+                quoted = text[column - 1:column] in ("'", '"')
                 column += exc.column - 1 + quoted
             where = f":{line}:{column}"
         raise PolicyError(f"policy {name}{where}: {format_path(path)}: {exc}") from None
