@@ -298,7 +298,11 @@ class Finding(Struct):
         while end < len(text) and text[end] not in ",]}#" and not (
                 text[end] == ":" and (end + 1 == len(text) or text[end + 1] == " ")):
             end += 1
-        return self.line, len(text[:end].rstrip()) + 1 if end > start else self.column + 1
+        if end == start:
+            return self.line, self.column + 1
+        while end > start and text[end - 1].isspace():  # not a copy of the line: a plan's
+            end -= 1  # million entries may be one line
+        return self.line, end + 1
 
     def related_at(self) -> list[dict]:
         """The other values it compares, located: what, file, line, column."""
