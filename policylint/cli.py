@@ -751,7 +751,11 @@ def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
     from .registry import all_rules
     with _exit_2_on_errors():
         default = policies.load_pack("default")
-        rules = {**all_rules(), **{r.code: r for r in policies.load().custom_rules}}
+        try:  # and the discovered policy's own rules; a broken one is lint's to say
+            own = policies.load().custom_rules
+        except policies.PolicyError:
+            own = []
+        rules = {**all_rules(), **{r.code: r for r in own}}
     if fmt == "json":
         import json
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
