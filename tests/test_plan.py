@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -269,3 +270,29 @@ def test_bytes_evened_out_when_asked(tmp_path):
     assert max(data(flat).values()) == 2000  # counts were even already: nothing moved
     assert max(data(even).values()) == 1010 and min(data(even).values()) == 1010
     assert Counter(b for r in even.after for b in r) == Counter({1: 2, 2: 2, 3: 2, 4: 2})
+
+
+@pytest.mark.parametrize("brokers, racks, topics, partitions, rf, added", [
+    (60, 3, 500, 20, 3, 6), (30, 5, 300, 7, 3, 5), (12, 4, 100, 10, 2, 0), (9, 3, 50, 13, 3, 0),
+    (40, 1, 200, 9, 3, 4), (8, 0, 60, 6, 3, 2)])
+def test_every_broker_within_one_of_its_share(tmp_path, brokers, racks, topics, partitions,
+                                               rf, added):
+    """Kafka's own placement of the topics, brokers added: replicas within one of the share
+    of each broker, and preferred leaders within one of the mean (racks of equal size)."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    from kafka_placer import generate
+    every = {b: (f"r{(b - 1) % racks}" if racks else None)
+             for b in range(1, brokers + added + 1)}
+    before = generate({f"t{i:04d}": (partitions, rf) for i in range(topics)},
+                      {b: r for b, r in every.items() if b <= brokers}, seed=7)
+    named = {}
+    for (t, p), reps in sorted(before.items()):
+        named.setdefault(t, []).append(reps)
+    made = make(read_snapshot(write_snapshot(tmp_path / "s.json", every, named)), Request())
+    replicas = Counter(b for reps in made.after for b in reps)
+    leaders = Counter(reps[0] for reps in made.after)
+    mean = len(made.after) / len(every)
+    assert max(replicas[b] for b in every) - min(replicas[b] for b in every) <= 1
+    assert all(abs(leaders[b] - mean) <= 1 for b in every), sorted(leaders.values())
+    if racks:
+        assert all(len({every[b] for b in reps}) == min(rf, racks) for reps in made.after)

@@ -10,7 +10,8 @@ price is what one more leader costs that broker given what the other topics put 
 rack's way to the sink has bands (up to the topic's floor free, one more at a price,
 beyond at a prohibitive one), so every topic is spread first, then brokers are evened
 out, then changes are few. Topics are solved one after another (a broker's price follows
-what the topics before chose), in two passes.
+what the topics before chose), in two passes; a last flow over the brokers evens out
+what is left between brokers of one rack.
 """
 
 from __future__ import annotations
@@ -46,8 +47,59 @@ def order(lists: list[list[int]], topics: list[str], movable: list[bool],
                               leads, mean if weighed else None)
         if weighed and not changed:
             break
+    if balance:
+        _within_racks(lists, movable, brokers, leader)
     return [[lead] + [b for b in reps if b != lead] if ok and reps and reps[0] != lead
             else reps for reps, lead, ok in zip(lists, leader, movable)]
+
+
+def _within_racks(lists, movable, brokers, leader) -> None:
+    """What the topic by topic passes leave uneven between brokers of one rack, evened out
+    by one flow over the brokers: leadership moves from a broker to another of its rack
+    that holds the partition (no topic's racks change), a unit one change, each broker's
+    way to the sink in bands around the mean. Exact for such moves; none where every
+    partition has one replica per rack."""
+    import numpy as np
+    from ortools.graph.python import min_cost_flow
+    index = {b: i for i, b in enumerate(sorted(brokers))}
+    via: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for p, (reps, lead) in enumerate(zip(lists, leader)):
+        if movable[p] and lead in index:
+            for other in reps:
+                if other != lead and other in index and brokers[other] == brokers[lead]:
+                    via[index[lead], index[other]].append(p)
+    if not via:
+        return
+    n = len(index)
+    supply = [0] * n
+    for lead in leader:
+        if lead in index:
+            supply[index[lead]] += 1
+    total = sum(supply)
+    floor = total // n
+    arcs = sorted(via)
+    tails = [a for a, _ in arcs] + list(range(n)) * 3
+    heads = [b for _, b in arcs] + [n] * (3 * n)
+    caps = [len(via[a]) for a in arcs] + [floor] * n + [1] * n + [total] * n
+    costs = [1] * len(arcs) + [0] * n + [_ABOVE] * n + [_BEYOND] * n
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(
+        np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
+        np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
+    flow.set_nodes_supplies(np.arange(n + 1, dtype=np.int32),
+                            np.array(supply + [-total], dtype=np.int64))
+    if flow.solve() != flow.OPTIMAL:
+        return
+    members = sorted(brokers)
+    moved: set[int] = set()
+    for (a, b), units in zip(arcs, flow.flows(np.arange(len(arcs), dtype=np.int32))):
+        for p in via[a, b]:
+            if units <= 0:
+                break
+            if p not in moved and leader[p] == members[a]:
+                leader[p] = members[b]
+                moved.add(p)
+                units -= 1
 
 
 def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> int:

@@ -332,7 +332,7 @@ class _State:
                 own = self.rack[b] if self.racks else None
                 racks = self._open_racks(slots, leaving=b)[1]
                 best = self._best(own, slots, True) if own in racks else None
-                if best is None and at:
+                if best is None:
                     best = self._best_of([r for r in racks if r != own], slots, True)
                 if best is None:
                     continue
