@@ -70,6 +70,13 @@ class ClusterProfile(Struct):
     def racks(self) -> set[str]:
         return {r for r in (self.brokers or {}).values() if r is not None}
 
+    def fully_cordoned(self, broker: int) -> bool:
+        """Whether no log directory of ``broker`` takes new replicas (KIP-1066: every one
+        of them cordoned)."""
+        cordoned = self.cordoned.get(broker)
+        dirs = self.log_dirs.get(broker)
+        return bool(cordoned) and ("*" in cordoned or bool(dirs) and set(dirs) <= set(cordoned))
+
     def where(self) -> Ref | None:
         return None if self.doc is None else (self.doc, self.brokers_path)
 

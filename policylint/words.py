@@ -82,3 +82,11 @@ def size(n: int) -> str:
         if n and n % step == 0:
             return f"{n // step} {unit}"
     return count(n, "byte")
+
+
+def amount(n: float) -> str:
+    """``1.2 GiB``: an amount of data, rounded, in the largest binary unit it reaches."""
+    for unit, step in _SIZE:
+        if n >= step:
+            return f"{n / step:.1f} {unit}"
+    return f"{n:.0f} B"

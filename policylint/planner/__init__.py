@@ -85,8 +85,7 @@ def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
 def make(snapshot: Snapshot, request: Request) -> Made:
     """The plan that meets ``request`` from ``snapshot``, with the fewest moves."""
     brokers = brokers_of(snapshot, request)
-    closed = frozenset(b for b, dirs in snapshot.profile.cordoned.items()
-                       if b in brokers and _all_cordoned(snapshot, b, dirs))
+    closed = frozenset(b for b in brokers if snapshot.profile.fully_cordoned(b))
     keys, before, movable, rf, first, topics = [], [], [], [], [], []
     left: dict[str, int] = {}
     for name in sorted(snapshot.topics):
@@ -135,11 +134,6 @@ def make(snapshot: Snapshot, request: Request) -> Made:
     changed = [i for i, (a, b) in enumerate(zip(before, lists)) if a != b]
     leaders_changed = sum(1 for i in changed if lists[i][:1] != before[i][:1])
     return Made(keys, before, lists, changed, brokers, leaders_changed, left, placed.stuck)
-
-
-def _all_cordoned(snapshot: Snapshot, broker: int, cordoned: list[str]) -> bool:
-    dirs = snapshot.profile.log_dirs.get(broker)
-    return "*" in cordoned or bool(dirs) and set(dirs) <= set(cordoned)
 
 
 def read_snapshot(path: str, brokers: dict[int, str | None] | None = None,

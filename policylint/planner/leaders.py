@@ -53,14 +53,29 @@ def order(lists: list[list[int]], topics: list[str], movable: list[bool],
             else reps for reps, lead, ok in zip(lists, leader, movable)]
 
 
+def _solved(tails: list[int], heads: list[int], caps: list[int], costs: list[int],
+            supplies: list[int], first: int) -> list[int] | None:
+    """The flow on each of the ``first`` arcs of a minimum-cost flow (OR-Tools), node ``i``
+    supplying ``supplies[i]``; None when it has no optimum."""
+    import numpy as np
+    from ortools.graph.python import min_cost_flow
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(
+        np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
+        np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
+    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int32),
+                            np.array(supplies, dtype=np.int64))
+    if flow.solve() != flow.OPTIMAL:
+        return None
+    return flow.flows(np.arange(first, dtype=np.int32)).tolist()
+
+
 def _within_racks(lists, movable, brokers, leader) -> None:
     """What the topic by topic passes leave uneven between brokers of one rack, evened out
     by one flow over the brokers: leadership moves from a broker to another of its rack
     that holds the partition (no topic's racks change), a unit one change, each broker's
     way to the sink in bands around the mean. Exact for such moves; none where every
     partition has one replica per rack."""
-    import numpy as np
-    from ortools.graph.python import min_cost_flow
     index = {b: i for i, b in enumerate(sorted(brokers))}
     via: dict[tuple[int, int], list[int]] = defaultdict(list)
     for p, (reps, lead) in enumerate(zip(lists, leader)):
@@ -82,17 +97,12 @@ def _within_racks(lists, movable, brokers, leader) -> None:
     heads = [b for _, b in arcs] + [n] * (3 * n)
     caps = [len(via[a]) for a in arcs] + [floor] * n + [1] * n + [total] * n
     costs = [1] * len(arcs) + [0] * n + [_ABOVE] * n + [_BEYOND] * n
-    flow = min_cost_flow.SimpleMinCostFlow()
-    flow.add_arcs_with_capacity_and_unit_cost(
-        np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
-        np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
-    flow.set_nodes_supplies(np.arange(n + 1, dtype=np.int32),
-                            np.array(supply + [-total], dtype=np.int64))
-    if flow.solve() != flow.OPTIMAL:
+    flows = _solved(tails, heads, caps, costs, supply + [-total], len(arcs))
+    if flows is None:
         return
     members = sorted(brokers)
     moved: set[int] = set()
-    for (a, b), units in zip(arcs, flow.flows(np.arange(len(arcs), dtype=np.int32))):
+    for (a, b), units in zip(arcs, flows):
         for p in via[a, b]:
             if units <= 0:
                 break
@@ -107,8 +117,6 @@ def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> 
     its rack (the broker's j-th leader of this topic costs the slope of its squared
     distance from ``mean`` there: convex, so a topic does not pile onto one broker) ->
     sink (the rack's bands); how many leaders differ from before."""
-    import numpy as np
-    from ortools.graph.python import min_cost_flow
     members = [p for p in pids if leader[p] in brokers]  # others lead nowhere counted
     options = {p: [b for b in dict.fromkeys(lists[p] if movable[p] else [leader[p]])
                    if b in brokers] for p in members}
@@ -146,22 +154,16 @@ def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> 
     low = min(costs[arcs:loads], default=0)
     if low < 0:  # prices relative to the cheapest: none negative
         costs[arcs:loads] = [c - low for c in costs[arcs:loads]]
-    flow = min_cost_flow.SimpleMinCostFlow()
-    flow.add_arcs_with_capacity_and_unit_cost(
-        np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
-        np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
-    supplies = np.zeros(sink + 1, dtype=np.int64)
-    supplies[:n] = 1
-    supplies[sink] = -n
-    flow.set_nodes_supplies(np.arange(sink + 1, dtype=np.int32), supplies)
     changed = 0
-    if n and flow.solve() == flow.OPTIMAL:
+    flows = _solved(tails, heads, caps, costs, [1] * n + [0] * (sink - n) + [-n], arcs) \
+        if n else None
+    if flows is not None:
         by_node = {node: b for b, node in local.items()}
-        used = flow.flows(np.arange(arcs, dtype=np.int32))
-        for a in np.flatnonzero(used):
-            p, b = members[tails[a]], by_node[heads[a]]
-            changed += leader[p] != b
-            leader[p] = b
+        for a, used in enumerate(flows):
+            if used:
+                p, b = members[tails[a]], by_node[heads[a]]
+                changed += leader[p] != b
+                leader[p] = b
     for p in members:
         leads[leader[p]] += 1
     return changed

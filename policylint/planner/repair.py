@@ -29,7 +29,6 @@ def repair(plan: Plan, ctx) -> Repair:
         import ortools  # noqa: F401  (leaders are ordered by its flows)
     except ImportError:
         return Repair({}, "fixing a plan needs OR-Tools: pip install 'policylint[plan]'")
-    from . import _all_cordoned
     from .leaders import order, spread_by_moves
     from .placement import Goal, place
     brokers = profile.brokers
@@ -68,9 +67,7 @@ def repair(plan: Plan, ctx) -> Repair:
         first[pid] = move.replicas[0] if move.replicas and move.replicas[0] >= 0 else None
         movable[pid] = True
         entry_of[pid] = i
-    closed = frozenset(b for b, dirs in profile.cordoned.items()
-                       if b in brokers and snapshot is not None
-                       and _all_cordoned(snapshot, b, dirs))
+    closed = frozenset(b for b in brokers if profile.fully_cordoned(b))
     rules = ctx.policy.rules
     holders = [held if ok else () for held, ok in zip(today, movable)]
     goal = Goal(brokers, movable, rf, balance=False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..words import count
+from ..words import amount, count
 
 
 def moved(before: list[int], after: list[int]) -> int:
@@ -37,21 +37,13 @@ def _per_broker(lists: list[list[int]], sizes: list[int] | None) -> tuple[Counte
     return replicas, leaders, data
 
 
-def _bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int | None) -> str:
     f = figures(made, sizes)
     lines = [f"policylint plan: {what}",
              f"  {count(f['partitions'], 'partition')} of {len(made.keys):,} change: "
              f"{count(f['replicas_moved'], 'replica')} move, "
              f"{count(f['leaders_changed'], 'preferred leader')} change"
-             + (f", {_bytes(f['bytes_moved'])} to copy" if sizes else
+             + (f", {amount(f['bytes_moved'])} to copy" if sizes else
                 " (sizes unknown: give --log-dirs for the data to move)")]
     before = _per_broker(made.before, sizes)
     after = _per_broker(made.after, sizes)
@@ -70,8 +62,8 @@ def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int 
         row = f"  {b:>8}  {str(racks[b] if racks[b] is not None else '-')[:10]:<10} " \
               f"{before[0][b]:>6} -> {after[0][b]:<6} {before[1][b]:>5} -> {after[1][b]:<5}"
         if sizes:
-            row += f" {_bytes(before[2][b]):>10} -> {_bytes(after[2][b]):<10}" \
-                   f" {_bytes(receives[b]):>10} {_bytes(sends[b]):>10}"
+            row += f" {amount(before[2][b]):>10} -> {amount(after[2][b]):<10}" \
+                   f" {amount(receives[b]):>10} {amount(sends[b]):>10}"
         if b not in made.brokers:
             row += "  (leaves)"
         lines.append(row.rstrip())
@@ -86,11 +78,11 @@ def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int 
             line = f"  batch {k}: {count(len(batch.entries), 'partition')}, at most " \
                    f"{count(most, 'replica')} into one broker"
             if sizes:
-                line += f", {_bytes(batch.data)} to copy"
+                line += f", {amount(batch.data)} to copy"
                 if throttle and batch.data:
                     busiest = max((sum(sizes[i] for i in batch.entries
                                        if b in set(made.after[i]) - set(made.before[i]))
                                    for b in batch.inbound), default=0)
-                    line += f", about {busiest / throttle / 60:.0f} min at {_bytes(throttle)}/s"
+                    line += f", about {busiest / throttle / 60:.0f} min at {amount(throttle)}/s"
             lines.append(line)
     return "\n".join(lines) + "\n"

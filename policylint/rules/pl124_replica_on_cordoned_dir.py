@@ -67,8 +67,8 @@ class ReplicaOnCordonedDir(Rule):
                 if wanted != "any" and ("*" in cordoned or wanted in cordoned):
                     where = plan.where(move, "log_dirs", i)
                     what = f"log_dirs names {wanted}, a cordoned directory of broker {broker}"
-                elif held is not None and broker not in held and _all_cordoned(cordoned,
-                                                          profile.log_dirs.get(broker)):
+                elif held is not None and broker not in held and \
+                        profile.fully_cordoned(broker):
                     where = plan.where(move, "replicas", i)
                     what = f"a new replica on broker {broker}, all of whose log " \
                            "directories are cordoned"
@@ -77,8 +77,3 @@ class ReplicaOnCordonedDir(Rule):
                                                 what=what, broker=broker, source=source,
                                                 release=release),
                                        at=where, topic=move.topic, partition=move.partition)
-
-
-def _all_cordoned(cordoned: list[str], log_dirs: list[str] | None) -> bool:
-    """Whether no log directory of a broker takes new replicas."""
-    return "*" in cordoned or bool(log_dirs) and set(log_dirs) <= set(cordoned)
