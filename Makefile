@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+EXTRAS := dev,spark,audit,capture,plan,cel,server
 
-.PHONY: demo test bench bench-plan bench-spark bench-capture screenshot clean
+.PHONY: demo test test-dev bench bench-plan bench-spark bench-capture screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -18,7 +19,7 @@ $(LINT): pyproject.toml
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,capture,plan,cel,server]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(LINT) $(STAMP)
 
 # a quick first look: lint on the bundled examples as soon as the CLI is installed; the
@@ -41,14 +42,35 @@ demo: $(LINT)
 	@$(MAKE) --no-print-directory $(STAMP)
 	@echo '$$ policylint lint examples/team-rules    # a team'"'"'s own rules, in CEL, in its policy'
 	@cd examples/team-rules && ../../$(BIN)/policylint lint . --select TEAM || true
-	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --repair    # a plan written'
-	@$(BIN)/policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --repair > /dev/null || true
+	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --remove 6 -o .demo/drain-6.json --force'
+	@mkdir -p .demo
+	@$(BIN)/policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --remove 6 -o .demo/drain-6.json --force
 	@echo '# a live cluster: a local broker started, captured, and a plan linted against it'
 	@$(BIN)/python examples/live/demo.py
 	@echo '$$ policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html'
 	@$(BIN)/policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html
 
-test: $(STAMP)
+# The suite against what users install: the sdist and the wheel built (reproducibly, the wheel
+# from the sdist) and checked, the wheel installed with every extra into a fresh venv outside
+# this checkout, and pytest run there with the checkout not importable (PYTHONSAFEPATH: no
+# script's or working directory is put on sys.path). CI runs this.
+TESTENV ?= $(or $(TMPDIR),/tmp)/policylint-wheel-test
+DIST_TOOLS := 'build>=1.2' 'twine>=6' 'check-wheel-contents>=0.6'
+
+test:
+	rm -rf $(TESTENV)
+	$(PYTHON) -m venv $(TESTENV)
+	$(TESTENV)/bin/pip install --quiet --upgrade pip $(DIST_TOOLS)
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 315532800) \
+		$(TESTENV)/bin/python -m build --outdir $(TESTENV)/dist .
+	$(TESTENV)/bin/twine check --strict $(TESTENV)/dist/*
+	$(TESTENV)/bin/check-wheel-contents $(TESTENV)/dist/*.whl
+	$(TESTENV)/bin/pip install --quiet "$$(ls $(TESTENV)/dist/*.whl)[$(EXTRAS)]"
+	POLICYLINT_DIST=$(TESTENV)/dist POLICYLINT_INSTALLED=$(TESTENV) PYTHONSAFEPATH=1 \
+		$(TESTENV)/bin/pytest
+
+# The same suite against this checkout, editable in .venv: quicker while working on it
+test-dev: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
@@ -73,4 +95,4 @@ screenshot: $(STAMP)
 		--screenshot=$(CURDIR)/examples/fleet-report.png file://$(CURDIR)/.demo/fleet-report.html
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(TESTENV) build dist *.egg-info

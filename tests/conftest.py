@@ -26,10 +26,10 @@ def pytest_configure(config):
                     "--no-build-isolation", "--target", str(work / "site"), str(work / "src")],
                    check=True, capture_output=True)
     sys.path.insert(0, str(work / "site"))
-    # the processes the tests start see the pack, and this checkout even if not installed
+    # the processes the tests start see the pack; policylint is the one installed (make test:
+    # the wheel, in a venv outside this checkout; make test-dev: this checkout, editable)
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(work / "site"), str(PLUGIN.parents[1]), os.environ.get("PYTHONPATH"))
-        if p)
+        p for p in (str(work / "site"), os.environ.get("PYTHONPATH")) if p)
     from policylint import registry
     registry._installed.cache_clear()
     registry.all_rules.cache_clear()

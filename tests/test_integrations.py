@@ -117,6 +117,32 @@ def test_the_readmes_hook_configuration_runs_through_pre_commit_with_its_args(
     assert done.returncode == 1 and "PL201" in done.stdout, done.stdout + done.stderr
 
 
+CEL_POLICY = """cel_rules:
+  - code: TEAM001
+    name: team-prefix
+    applies_to: topics
+    validations:
+      - expression: topic.name.startsWith("team.")
+        messageExpression: '"topic " + topic.name + " does not start with team."'
+"""
+
+
+def test_pre_commit_hook_runs_a_policys_cel_rules(tmp_path, hook_repo):
+    """The README's hook configuration, unchanged: CEL comes with the hook, pinned."""
+    write_files(tmp_path, {".policylint.yaml": CEL_POLICY, "topics/orders.yaml": TOPIC})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    bad = try_repo(tmp_path, hook_repo)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "TEAM001" in bad.stdout and "does not start with team." in bad.stdout
+    assert "pip install" not in bad.stdout
+    write_files(tmp_path, {"topics/orders.yaml": TOPIC.replace("{name: orders}",
+                                                               "{name: team.orders}")})
+    git(tmp_path, "add", "-A")
+    good = try_repo(tmp_path, hook_repo)
+    assert good.returncode == 0, good.stdout + good.stderr
+
+
 @pytest.fixture
 def two_clusters(tmp_path):
     """A GitOps repository with one directory per cluster (tests/realworld/gitops), clean."""
@@ -163,6 +189,15 @@ def test_the_actions_constraints_pin_every_dependency_pyproject_names():
         assert name in pins, f"{name} is not pinned in constraints.txt"
         assert requirement.specifier.contains(pins[name]), (name, pins[name])
     assert '-c "$ACTION_PATH/constraints.txt"' in (ROOT / "action.yml").read_text()
+    # the cel extra the action installs, and the hook's own pin of it: the same version
+    cel = [Requirement(s) for s in tomllib.loads((ROOT / "pyproject.toml").read_text())
+           ["project"]["optional-dependencies"]["cel"]]
+    for requirement in cel:
+        name = canonicalize_name(requirement.name)
+        assert name in pins and requirement.specifier.contains(pins[name]), name
+    assert '"$ACTION_PATH[cel]"' in (ROOT / "action.yml").read_text()
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["additional_dependencies"] == [f"cel-expr-python=={pins['cel-expr-python']}"]
 
 
 def test_the_action_fetches_the_base_commit_a_shallow_checkout_lacks(tmp_path):
@@ -217,6 +252,24 @@ def test_readme_workflow_is_the_example_and_is_a_valid_workflow():
                            "examples/github/policylint.yml"], cwd=ROOT, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_release_workflow_tests_the_wheel_before_trusted_publishing():
+    path = ".github/workflows/release.yml"
+    for args in ([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", path],
+                 [tool("zizmor"), "--offline", "--persona=auditor", path]):
+        done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    jobs = yaml.safe_load((ROOT / path).read_text())["jobs"]
+    assert any("make test" in step.get("run", "") for step in jobs["test"]["steps"])
+    publish = jobs["publish"]
+    assert publish["needs"] == "test" and publish["permissions"] == {"id-token": "write"}
+    assert publish["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "password" not in str(publish)  # trusted publishing: no token
+    for job in jobs.values():
+        for step in job["steps"]:
+            if "uses" in step:
+                assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), step
 
 
 def test_inputs_reach_shell_code_only_through_env():
@@ -328,6 +381,22 @@ def test_action_on_a_violating_pull_request(pull_request, runner_temp):
     assert calls[-1][1] == {"sarif_file": outputs["sarif-file"], "category": "policylint"}
     text = summary.read_text()
     assert text.startswith("## policylint") and "| PL202 rf-change-manifest |" in text
+
+
+def test_action_runs_a_policys_cel_rules(tmp_path, runner_temp):
+    workspace = tmp_path
+    write_files(workspace, {".policylint.yaml": CEL_POLICY, "cluster/prod.json": SNAPSHOT,
+                            "topics/orders.yaml": TOPIC})
+    git_commit(workspace, "main")
+    event = {"pull_request": {"base": {"sha": git(workspace, "rev-parse", "HEAD").strip()}}}
+    git(workspace, "checkout", "-q", "-b", "pr")
+    write_files(workspace, {"topics/more.yaml": TOPIC.replace("{name: orders}", "{name: more}")})
+    git_commit(workspace, "pr")
+    log, steps, summary, calls, status = run_action(
+        workspace, runner_temp, {"paths": "topics", "cluster": "cluster/prod.json"}, event)
+    assert status == 1, log
+    assert "title=TEAM001 team-prefix::topic orders does not start with team." in log[1], log
+    assert "pip install" not in "".join(log)
 
 
 def test_action_on_a_clean_pull_request(pull_request, runner_temp):
