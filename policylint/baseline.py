@@ -53,10 +53,14 @@ def document(findings: list[Finding], relative: Callable[[str], str]) -> str:
 
 def load(path: str) -> set[str]:
     """The fingerprints of a baseline file; BaselineError naming the file when it is none."""
+    from .sources.document import ParseError
+    from .sources.jsondoc import refuse_lone_surrogates
     from .writes import read_regular  # a FIFO or device is refused, never waited on
     try:
-        data = json.loads(read_regular(path).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        text = read_regular(path).decode("utf-8")
+        refuse_lone_surrogates(text)
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, ParseError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc).splitlines()[0] if str(exc) \
             else type(exc).__name__
         raise BaselineError(f"baseline {path}: cannot be read ({reason})") from None

@@ -34,12 +34,18 @@ def log_dir_sizes(path: str) -> dict[tuple[str, int], int]:
     """Partition sizes from ``kafka-log-dirs.sh --describe`` output (its JSON line, after
     the lines it prints first): the largest replica of each partition."""
     from .sources import InputError
+    from .sources.document import ParseError
+    from .sources.jsondoc import refuse_lone_surrogates
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError as exc:
         raise InputError(f"--log-dirs {path}: {exc.strerror or exc}") from None
     found = [line for line in lines if line.lstrip().startswith("{")]
+    try:
+        refuse_lone_surrogates(found[-1] if found else "")
+    except ParseError as exc:
+        raise InputError(f"--log-dirs {path}: {exc}") from None
     try:
         data = json.loads(found[-1]) if found else None
         sizes: dict[tuple[str, int], int] = {}

@@ -32,6 +32,11 @@ _SHORT = 2048  # elements this short are checked whole (see JsonLocator._holds)
 _KEY = re.compile(r'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"')  # an object's start and first key
 _ESCAPED_COLON = re.compile(r"\\u003[aA]")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]}]')
+#: a \uD800-\uDFFF escape that is not one half of a pair (after an even run of backslashes,
+#: so that it is an escape): decoded, it is a string no UTF-8 output can hold
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})")
 _ENCODE = msgspec.json.Encoder().encode
 _DECODE_ERRORS = (msgspec.MsgspecError, RecursionError, TypeError)
 
@@ -55,8 +60,21 @@ def _constant(name: str) -> Any:
     raise _NotJson(name)
 
 
+def refuse_lone_surrogates(text: str) -> None:
+    """ParseError at the first unpaired surrogate escape of a JSON text. RFC 8259 section 8.2:
+    such a string is not interoperable; refused where JSON is decoded, no later code (a
+    schema's error, a report, a fingerprint) can meet it."""
+    if "\\u" in text:
+        match = _LONE_SURROGATE.search(text)
+        if match:
+            escape = match.group(1)
+            raise _error_at(text, match.start(1), f"invalid JSON: {escape} is an unpaired "
+                            "surrogate escape, not a character (RFC 8259 section 8.2)")
+
+
 def load_json(source: SourceFile) -> list[Document]:
     text = source.text
+    refuse_lone_surrogates(text)
     typed = _typed(text) if len(text) >= TYPED_FROM else None
     if typed is not None:
         return [Document(source, None, 0, JsonLocator(text, typed).locate, typed=typed)]
