@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .model import Finding
 
@@ -51,13 +51,22 @@ def document(findings: list[Finding], relative: Callable[[str], str]) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def load(path: str) -> set[str]:
-    """The fingerprints of a baseline file; BaselineError naming the file when it is none."""
+def load(path: str, tree: Any = None) -> set[str]:
+    """The fingerprints of a baseline file, in the working tree or at a base ref (``tree``,
+    a ``policy.GitTree``: none there is an empty baseline); BaselineError naming the file
+    when it is none."""
+    from pathlib import Path
     from .sources.document import ParseError
     from .sources.jsondoc import refuse_lone_surrogates
     from .writes import read_regular  # a FIFO or device is refused, never waited on
     try:
-        text = read_regular(path).decode("utf-8")
+        if tree is not None:
+            data = tree.read_bytes(Path(path))
+            if data is None:
+                return set()
+        else:
+            data = read_regular(path)
+        text = data.decode("utf-8")
         refuse_lone_surrogates(text)
         data = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError, ParseError) as exc:

@@ -139,6 +139,12 @@ def lint(
     base: Optional[str] = typer.Option(None, "--base", metavar="REF",
                                        help="Diff mode: also compare topic manifests with the "
                                             "same topics at this git ref (PL202, PL206-PL208)."),
+    policy_from: str = typer.Option(
+        "base", "--policy-from", metavar="base|head|REF",
+        help="Where the policy, what it extends, its exemptions and baseline are read: base "
+             "(default: at the --base ref, so that a change cannot weaken the policy that "
+             "judges it; PL125 reports what it changes), head (the working tree's) or a git "
+             "ref."),
     fmt: Optional[str] = typer.Option(None, "--format", "--output-format", metavar="FORMAT",
                                       autocompletion=lambda: _formats(),
                                       help="text, concise, json, sarif, github, markdown, "
@@ -289,7 +295,10 @@ def lint(
                             baseline="" if write_baseline else baseline,
                             exclude=exclude, force_exclude=force_exclude,
                             respect_gitignore=respect_gitignore, kafka_version=kafka_version,
-                            max_yaml_values=max_yaml_values)
+                            max_yaml_values=max_yaml_values, policy_from=policy_from)
+        if base is not None and policy_from == "head":
+            _say("policylint: --policy-from head: the working tree's policy judges this "
+                 f"change, not the policy at {base}")
         result = linted()
         if diff:  # the fixes as a diff, nothing written
             raise typer.Exit(1 if _fixes(result, write=False) else 0)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import Counter
+from pathlib import Path
 
 from . import policy as policies
 from .engine import Context, Result, run, selected_rules
@@ -22,7 +24,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
          force_exclude: bool = False, respect_gitignore: bool = True,
          kafka_version: str | None = None, max_yaml_values: int | None = None,
-         judged: set[str] | None = None) -> Result:
+         judged: set[str] | None = None, policy_from: str = "base") -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -35,16 +37,23 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     own, over the policy's; ``max_yaml_values``: the most values a YAML file may hold
     (each is kept to locate findings), else 2,000,000; ``judged``: the files (as shown)
     whose contents are judged, the others read as their surroundings only (the clusters an
-    editor's file is placed among); None: all. Raises
+    editor's file is placed among); None: all. With ``base``, the policy, what it extends
+    and its baseline are read at that ref (``policy_from``: "head" for the working tree's,
+    or another git ref),
+    and what the working tree changes of them is reported (PL125, ``policylint.gate``). Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
-    chosen = policies.load(policy, start_of(paths))
+    start = start_of(paths)
+    ref = base if policy_from == "base" else None if policy_from == "head" else policy_from
+    tree = policies.GitTree(ref, start) if ref is not None else None
+    chosen = policies.load(policy, start, tree)
     if kafka_version is not None:
         chosen.kafka_version = kafka_version
     check_selectors((select or []) + (ignore or []), chosen.custom_rules)
     rules = selected_rules(chosen, select, ignore)
     clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
     bound = max_nodes.set(max_yaml_values or MAX_NODES)
+    at_base: list[tuple[str, bytes]] = []
     try:
         inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters,
                              stdin_name, chosen.exclude + list(exclude or []), force_exclude,
@@ -52,9 +61,13 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         if base is not None:
             from .sources import base_manifests
             from .sources.git import files_at
-            place_base(inputs, base_manifests(files_at(base, paths), max_file_size))
+            at_base = files_at(base, paths)
+            place_base(inputs, base_manifests(at_base, max_file_size))
     finally:
         max_nodes.reset(bound)
+    baseline = chosen.baseline if baseline is None else baseline
+    if tree is not None:
+        inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files)
     unchecked: Counter = Counter()
     placed: list[tuple] = []
     if inputs.unplaced:  # PL123: plans checked without their cluster
@@ -84,14 +97,43 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     result.read, result.placed = inputs.files, placed
     if judged is not None:  # what cross-file rules said of the surroundings is not asked
         result.findings = [f for f in result.findings if f.file in judged]
-    baseline = chosen.baseline if baseline is None else baseline
     if baseline:
         from .baseline import apply, load
         from .reporters import repo_relative
-        result.findings, baselined, fixed = apply(result.findings, load(baseline),
+        result.findings, baselined, fixed = apply(result.findings, load(baseline, tree),
                                                   repo_relative)
         result.baseline = {"baselined": baselined, "fixed": fixed}
     return result
+
+
+def _gate(chosen, tree, policy: str | None, start, baseline: str | None,
+          at_base: list[tuple[str, bytes]], names: list[str]) -> list:
+    """PL125: what the working tree changes of the policy, baseline and suppressions that
+    the base ``tree`` judges it by."""
+    from . import gate
+    from .baseline import BaselineError, load as load_baseline
+    found = policies.discover(start) if policy is None else Path(policy)
+    name = policies.display_name(found) if found else "the policy"
+    try:
+        head = policies.load(policy, start)
+        changes = list(gate.policy_changes(chosen, head))
+    except policies.PolicyError as exc:
+        changes = [(f"the policy of this change does not load ({exc})", True, ())]
+        head = chosen
+    head_baseline = head.baseline if baseline == chosen.baseline else baseline
+    if head_baseline and os.path.isfile(head_baseline):
+        text = open(head_baseline, encoding="utf-8", errors="replace").read()
+        try:
+            changes += gate.baseline_changes(
+                policies.display_name(Path(head_baseline)), text,
+                load_baseline(baseline, tree) if baseline else set(),
+                load_baseline(head_baseline))
+        except BaselineError as exc:
+            changes.append((f"the baseline of this change does not load ({exc})", True, ()))
+    base_texts = {file: data.decode("utf-8", "replace") for file, data in at_base}
+    changes += gate.suppression_changes(base_texts, gate.read_texts(names))
+    doc = policies.document(found) if found and found.is_file() else None
+    return gate.findings(changes, doc, name)
 
 
 def placed(spec, group, ctx: Context) -> str:

@@ -117,47 +117,107 @@ class CompiledPolicy:
         return next((e for e in self.exemptions if e.covers(code, topic)), None)
 
 
-def discover(start: Path | None = None) -> Path | None:
-    """The nearest ``.policylint.yaml`` or pyproject.toml with ``[tool.policylint]``."""
+class WorkingTree:
+    """Policy files as they are on disk."""
+
+    def is_file(self, path: Path) -> bool:
+        try:
+            return path.is_file()
+        except OSError:  # a name the file system cannot hold
+            return False
+
+    def read(self, path: Path) -> SourceFile:
+        """A policy file, read as any input is (a regular file, bounded, UTF-8, not empty)."""
+        from .sources import read
+        return read(path, 2**24)
+
+
+class GitTree:
+    """Policy files as they are at a git ref (``--base``): a pull request is judged by the
+    policy of the branch it merges into, not by the one it brings."""
+
+    def __init__(self, ref: str, start: Path | None = None):
+        from .sources.git import repo_root, resolve
+        self.ref, self.root = ref, repo_root(str(start or "."))
+        self.commit = resolve(ref, self.root)
+
+    def read_bytes(self, path: Path) -> bytes | None:
+        """The file's bytes at the ref, None when the ref has no such file."""
+        from .sources.git import show
+        try:
+            relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root))
+        except ValueError:
+            return None
+        return show(self.root, self.commit, relative.as_posix())
+
+    def is_file(self, path: Path) -> bool:
+        return self.read_bytes(path) is not None
+
+    def read(self, path: Path) -> SourceFile:
+        data = self.read_bytes(path)
+        if data is None:
+            raise ParseError(f"not in {self.ref}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ParseError("is not UTF-8 text") from None
+        return SourceFile(display_name(path), text, "yaml")
+
+
+def discover(start: Path | None = None, tree: Any = None) -> Path | None:
+    """The nearest ``.policylint.yaml`` or pyproject.toml with ``[tool.policylint]``, in the
+    working tree or in ``tree`` (a GitTree)."""
+    tree = tree or WorkingTree()
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         for name in FILE_NAMES:
-            if (folder / name).is_file():
+            if tree.is_file(folder / name):
                 return folder / name
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and "[tool.policylint" in pyproject.read_text("utf-8", "replace"):
+        if tree.is_file(pyproject) and "[tool.policylint" in tree.read(pyproject).text:
             return pyproject
     return None
 
 
-def load(path: str | Path | None = None, start: Path | None = None) -> Policy:
+def load(path: str | Path | None = None, start: Path | None = None,
+         tree: Any = None) -> Policy:
     """The policy at ``path`` (with everything it extends), or the one discovered upward
-    from ``start`` (the working directory by default)."""
-    found = Path(path) if path is not None else discover(start)
+    from ``start`` (the working directory by default); read from ``tree`` (a GitTree: the
+    policy of a base ref) or the working tree."""
+    tree = tree or WorkingTree()
+    found = Path(path) if path is not None else discover(start, tree)
     if found is None:
-        return _resolve(_pack("default"), "default", [])
-    return _resolve(_read(found), display_name(found), [])
+        return _resolve(_pack("default"), "default", [], tree)
+    if not tree.is_file(found) and isinstance(tree, GitTree):
+        raise PolicyError(f"policy {display_name(found)}: not in the base {tree.ref} (the "
+                          "base judges a pull request; --policy-from head for this one)")
+    return _resolve(_read(found, tree), display_name(found), [], tree)
+
+
+def document(path: Path) -> Document | None:
+    """The policy file's YAML document in the working tree (where its keys are written)."""
+    try:
+        return _read(path, WorkingTree())[1]
+    except PolicyError:
+        return None
 
 
 def load_pack(name: str) -> Policy:
     """A built-in pack (``default``, ``strict``, ``kip409``) as a policy."""
-    return _resolve(_pack(name), name, [])
+    return _resolve(_pack(name), name, [], WorkingTree())
 
 
 def _pack(name: str) -> tuple[dict, Document | None, Path | None]:
     # found by the import system, not importlib.resources (whose import costs every run 5 ms)
     spec = importlib.util.find_spec("policylint.policies")
-    packs = Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations \
-        else Path(__file__).parent.parent / "policies"  # a plain checkout: beside the package
+    packs = Path(spec.submodule_search_locations[0])
     text = (packs / f"{name}.yaml").read_text("utf-8")
     return _parse_yaml(SourceFile(f"<pack {name}>", text, "yaml"))
 
 
-def _read(path: Path) -> tuple[dict, Document | None, Path | None]:
-    """A policy file, read as any input is (a regular file, bounded, UTF-8, not empty)."""
-    from .sources import read
+def _read(path: Path, tree: Any) -> tuple[dict, Document | None, Path | None]:
     try:
-        source = read(path, 2**24)
+        source = tree.read(path)
     except ParseError as exc:
         raise PolicyError(f"policy {display_name(path)}: {exc.message}") from None
     if path.name == "pyproject.toml":
@@ -202,7 +262,7 @@ def _plain(value: Any) -> Any:
 
 
 def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
-             chain: list[str]) -> Policy:
+             chain: list[str], tree: Any) -> Policy:
     data, doc, path = loaded
     _fail_on(validator("policy").errors(data), name, doc)
     key = str(path.resolve()) if path else name
@@ -212,17 +272,13 @@ def _resolve(loaded: tuple[dict, Document | None, Path | None], name: str,
     if base is None:
         policy = Policy(source=name)
     elif base in PACKS:
-        policy = _resolve(_pack(base), f"<pack {base}>", chain + [key])
+        policy = _resolve(_pack(base), f"<pack {base}>", chain + [key], tree)
     else:
         parent = (path.parent if path else Path.cwd()) / base
-        try:
-            found = parent.is_file()
-        except OSError:  # a name the file system cannot hold
-            found = False
-        if not found:
+        if not tree.is_file(parent):
             raise PolicyError(f"policy {name}: extends {base!r}, which is neither a built-in "
                               f"pack ({', '.join(PACKS)}) nor a file")
-        policy = _resolve(_read(parent), display_name(parent), chain + [key])
+        policy = _resolve(_read(parent, tree), display_name(parent), chain + [key], tree)
     policy.source = name
     _merge(policy, data, name, doc)
     if "baseline" in data:  # relative to the file that names it

@@ -399,6 +399,35 @@ def test_action_runs_a_policys_cel_rules(tmp_path, runner_temp):
     assert "pip install" not in "".join(log)
 
 
+def test_action_on_a_shallow_clone_judges_by_the_base_policy(tmp_path, runner_temp):
+    """A pull request that lowers a topic's RF and exempts itself in the policy: the base's
+    policy judges it, and the exemption it adds is a PL125 error on its line."""
+    origin, clone = tmp_path / "origin", tmp_path / "clone"
+    write_files(origin, {".policylint.yaml": "extends: strict\n", "cluster/prod.json": SNAPSHOT,
+                         "topics/orders.yaml": TOPIC})
+    git_commit(origin, "main")
+    base = git(origin, "rev-parse", "HEAD").strip()
+    git(origin, "checkout", "-q", "-b", "pr")
+    write_files(origin, {".policylint.yaml": 'extends: strict\nexemptions: [{rule: PL202, '
+                                             'topics: ["*"], reason: ok}]\n',
+                         "topics/orders.yaml": TOPIC.replace("replicas: 3", "replicas: 2")})
+    git_commit(origin, "pr")
+    git(tmp_path, "clone", "-q", "--depth=1", "--branch", "pr", f"file://{origin}", str(clone))
+    event = {"pull_request": {"base": {"sha": base}}}
+    log, steps, _, _, status = run_action(
+        clone, runner_temp, {"paths": "topics", "cluster": "cluster/prod.json"}, event)
+    text = "".join(log)
+    assert status == 1, text
+    assert "title=PL202 rf-change-manifest::" in text
+    assert "::error file=.policylint.yaml,line=2,col=14,title=PL125 policy-weakened::this " \
+           "change weakens the gate: exemption of PL202 for * added or widened" in text
+    # the pull request's own policy judges only when asked, and says so
+    log, _, _, _, status = run_action(
+        clone, runner_temp, {"paths": "topics", "cluster": "cluster/prod.json",
+                             "policy-ref": "head"}, event)
+    assert status == 0 and "--policy-from head" in "".join(log)
+
+
 def test_action_on_a_clean_pull_request(pull_request, runner_temp):
     workspace, event = pull_request
     write_files(workspace, {"plans/move.json": GOOD_PLAN})

@@ -42,6 +42,12 @@ def resolve(ref: str, root: Path) -> str:
                      "fetch-depth: 0 in GitHub Actions")
 
 
+def show(root: Path, commit: str, relative: str) -> bytes | None:
+    """One file's bytes at a commit, None when the commit has no such file."""
+    done = _git(["cat-file", "blob", f"{commit}:{relative}"], str(root))
+    return done.stdout if done.returncode == 0 else None
+
+
 def files_at(ref: str, paths: list[str]) -> list[tuple[str, bytes]]:
     """``(display name, bytes)`` of the YAML and JSON files under ``paths`` at ``ref``, chosen
     as a directory walk of the working tree would choose them (hidden entries are skipped
