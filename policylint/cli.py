@@ -615,14 +615,21 @@ def plan(
         try:
             added = brokers_spec(",".join(add or []))
             removed = frozenset(brokers_spec(",".join(remove or [])))
-            replaced = {int(old): int(new) for old, new in
-                        (item.split("=", 1) for v in replace or [] for item in v.split(","))}
+            pairs = [item.split("=", 1) for v in replace or [] for item in v.split(",")]
+            racks = {int(b): r for _, new in pairs for b, r in brokers_spec(new).items()}
+            replaced = {int(old): int(new.split(":")[0]) for old, new in pairs}
             rfs = {t: int(n) for t, n in (item.rsplit("=", 1) for item in rf or [])}
         except ValueError:
-            _fail("--replace takes OLD=NEW broker ids, --rf TOPIC=N")
+            _fail("--replace takes OLD=NEW[:RACK] broker ids, --rf TOPIC=N")
         if any(n < 1 for n in rfs.values()):
             _fail("--rf must be at least 1")
-        rate = _size(throttle) if throttle else None
+        if balance_bytes and repair:
+            _fail("--balance-bytes evens out bytes and --repair moves only what must move: "
+                  "give one of them")
+        try:
+            rate = _size(throttle) if throttle else None
+        except typer.BadParameter:
+            _fail(f"--throttle takes a rate in bytes per second like 50M, not {throttle!r}")
         what = "; ".join(filter(None, [
             added and "add brokers " + ", ".join(map(str, added)),
             removed and "drain brokers " + ", ".join(map(str, sorted(removed))),
@@ -635,7 +642,9 @@ def plan(
             _fail("policylint plan needs OR-Tools: pip install 'policylint[plan]'")
         if balance_bytes and not log_dirs:
             _fail("--balance-bytes needs the partitions' sizes: give --log-dirs")
-        request = Request(add=added, remove=removed, replace=replaced, balance=not repair,
+        request = Request(add=added, remove=removed, replace=replaced,
+                          racks={b: r for b, r in racks.items() if r is not None},
+                          balance=not repair,
                           bytes_too=balance_bytes,
                           topics=tuple(topics or ()), rf=rfs, in_flight=allow_in_flight,
                           under_replicated=include_under_replicated)
@@ -658,14 +667,22 @@ def plan(
         sys.stderr.write(render("concise", written.linted, quiet=True))
         if refused:
             raise typer.Exit(1)
-    from .writes import write_all
+    from .writes import check_targets, write_all
+    # the files of an earlier run of the same -o that this one does not write (its batches)
+    # go, so that no old batch is left to be run; refused before anything is written
+    kept = {path for path, _ in written.files}
+    stale = [p for p in written.stale if p not in kept and os.path.lexists(p)]
     try:
-        write_all(written.files, [snapshot_file, *(p for p in (log_dirs, policy) if p)],
-                  force)
+        inputs = [snapshot_file, *(p for p in (log_dirs, policy) if p)]
+        check_targets(stale, inputs, force)
+        write_all(written.files, inputs, force)
+        for path in stale:
+            os.unlink(path)
+        if not output:
+            sys.stdout.write(written.plan)
+            sys.stdout.flush()
     except OSError as exc:
-        _fail(f"{exc.filename}: {exc.strerror or exc}")
-    if not output:
-        sys.stdout.write(written.plan)
+        _fail(f"{exc.filename or output or 'standard output'}: {exc.strerror or exc}")
     sys.stderr.write(written.summary)
 
 

@@ -84,6 +84,9 @@ class Context(Struct):
     base_ref: str | None = None
     changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
     unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
+    #: Finding.cause -> how many subjects inherit that value, broken or not: a cause is one
+    #: finding at its source only when every one of them breaks the rule
+    inheritors: Counter = field(default_factory=Counter)
     _by_name: dict[str, TopicSpec] | None = None
     _changes_by_before: dict[int, Change] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
@@ -459,7 +462,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
             if origin and origin not in finding.message:
                 finding.message += f" ({origin})"
         suppressions.apply(finding, rule)
-    findings = _one_per_cause(findings, policy, suppressions, origins)
+    inheritors = sum((ctx.inheritors for ctx, _ in runs), Counter())
+    findings = _one_per_cause(findings, policy, suppressions, origins, inheritors)
     if "PL122" in policy.rules:  # the suppressions that suppressed nothing
         known = {**all_rules(), **{r.code: r for r in chosen.custom_rules}}
         unused = list(suppressions.unused(
@@ -518,9 +522,12 @@ NAMED = 5
 
 
 def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,
-                   suppressions: Suppressions, origins: dict) -> list[Finding]:
+                   suppressions: Suppressions, origins: dict,
+                   inheritors: Counter) -> list[Finding]:
     """The findings of subjects that inherit one value (``Finding.cause``) as one finding
-    at that value, naming them; a subject whose own suppression hides its finding keeps
+    at that value, naming them, when every subject that inherits it breaks the rule; when
+    only some do, each keeps its finding at its own value (``Finding.alone``), naming where
+    the inherited one comes from. A subject whose own suppression hides its finding keeps
     it, suppressed."""
     groups: dict[tuple, list[Finding]] = {}
     kept = []
@@ -529,7 +536,14 @@ def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,
             kept.append(finding)
         else:
             groups.setdefault(finding.cause, []).append(finding)
-    for members in groups.values():
+    for cause, members in groups.items():
+        if members[0].alone is not None and len(members) < inheritors[cause]:
+            for member in members:
+                member.message, member.at, member.related = member.alone
+                member.cause = member.cause_at = member.alone = None
+                suppressions.apply(member, _finish(member, policy))
+                kept.append(member)
+            continue
         lead = members[0]
         names = sorted({m.topic + (f" ({origin})" if (origin := origins.get(
             (id(m.at[0]), m.topic))) else "") for m in members if m.topic})

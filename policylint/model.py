@@ -275,6 +275,9 @@ class Finding(Struct):
     #: that share one cause as one finding there (``engine.one_per_cause``)
     cause: tuple | None = None
     cause_at: Ref | None = None
+    #: of such a finding: (message, at, related) as the subject's own, reported so when only
+    #: some of the subjects that inherit the value break the rule
+    alone: tuple | None = None
     #: the subjects of a finding that stands for several (their topic, file, line, column)
     subjects: list = field(default_factory=list)
 

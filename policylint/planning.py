@@ -4,9 +4,12 @@ batches and say what it does. The CLI parses the options and writes what this re
 
 from __future__ import annotations
 
+import fnmatch
+import glob
 import json
 import os
 import re
+import stat
 import tempfile
 from typing import NamedTuple
 
@@ -22,6 +25,8 @@ class Written(NamedTuple):
     #: what lint found in the plan (``engine.Result``; None: no plan); findings: nothing
     #: is written
     linted: object
+    #: files an earlier run of the same --output wrote that this one does not (its batches)
+    stale: list[str] = []
 
 
 def plan_json(plan: dict) -> str:
@@ -86,10 +91,13 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     not_allowed = sorted(t for t in request.rf if not chosen.allows_rf_change(t))
     if not_allowed:
         raise PlanError(f"--rf {not_allowed[0]}: the policy does not allow an RF change for "
-                        "it (allow_rf_change: in the policy, as PL201 judges)")
+                        "it (allow: {rf_change: [...]} in the policy, as PL201 judges)")
     unknown = sorted(set(request.rf) - set(snapshot.topics))
     if unknown:
         raise PlanError(f"--rf {unknown[0]}: no such topic in the snapshot")
+    for pattern in request.topics:
+        if not any(fnmatch.fnmatchcase(t, pattern) for t in snapshot.topics):
+            raise PlanError(f"--topics {pattern}: matches no topic of the snapshot")
     sizes_by_key = log_dir_sizes(log_dirs) if log_dirs else None
     request = request._replace(
         sizes=sizes_by_key,
@@ -98,15 +106,21 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     made = make(snapshot, request)
     sizes = [sizes_by_key.get(k, 0) for k in made.keys] if sizes_by_key else None
     plan = plan_json(made.plan())
-    if not made.changed:  # nothing to move: no plan to write (Kafka refuses an empty one)
-        return Written([], "", text(made, what, sizes, [], throttle) +
-                       _how_to_run(made, [], [], output, throttle), None)
-    linted = _lint(plan, snapshot_path, snapshot, policy, bool(request.rf), brokers,
+    stale = _earlier(output, rollback)
+    if not made.changed:  # nothing to move: an empty plan (that Kafka refuses to run)
+        return Written([(output, plan)] if output else [], "",
+                       text(made, what, sizes, [], throttle) +
+                       _how_to_run(made, [], [], output, throttle), None, stale)
+    linted = _lint(plan, snapshot_path, snapshot, made.brokers, policy, bool(request.rf),
                    output or "plan.json", request.in_flight)
     batches = split(made, max_per_broker, batch_size, sizes)
     summary = text(made, what, sizes, batches, throttle)
     files: list[tuple[str, str]] = []
-    if output:
+    if output and not _regular_target(output):  # /dev/stdout: nothing written beside it
+        files.append((output, plan))
+        if rollback:
+            files.append((rollback, plan_json(made.plan("before"))))
+    elif output:
         files.append((output, plan))
         files.append((rollback or _beside(output, "rollback"), plan_json(made.plan("before"))))
         if len(batches) > 1:
@@ -116,7 +130,7 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     elif rollback:
         files.append((rollback, plan_json(made.plan("before"))))
     summary += _how_to_run(made, batches, files, output, throttle)
-    return Written(files, plan, summary, linted)
+    return Written(files, plan, summary, linted, stale)
 
 
 def _beside(path: str, what: str) -> str:
@@ -124,21 +138,38 @@ def _beside(path: str, what: str) -> str:
     return f"{stem}.{what}{ext or '.json'}"
 
 
-def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change: bool,
-          brokers: str | None, name: str, in_flight: bool):
-    """What ``policylint lint`` finds in the plan against the same snapshot (shown as the
-    file ``name``; PL306 left out when the operator plans around a reassignment in
-    flight)."""
+def _regular_target(path: str) -> bool:
+    """Whether ``path`` is (or will be) a regular file, so that files may go beside it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
+
+
+def _earlier(output: str | None, rollback: str | None) -> list[str]:
+    """The files a run with the same ``--output`` writes: its rollback and its batches."""
+    if not output or not _regular_target(output):
+        return []
+    stem, ext = os.path.splitext(_beside(output, "batch-0"))
+    batches = glob.glob(glob.escape(stem[:-len("batch-0")]) + "batch-*" + glob.escape(ext))
+    return sorted({rollback or _beside(output, "rollback"), *batches})
+
+
+def _lint(plan: str, snapshot_path: str, snapshot, brokers: dict, policy: str | None,
+          rf_change: bool, name: str, in_flight: bool):
+    """What ``policylint lint`` finds in the plan against the same snapshot, with the brokers
+    the plan adds or brings in (``brokers``) as the cluster will have them (shown as the file
+    ``name``; PL306 left out when the operator plans around a reassignment in flight)."""
     from .linter import lint
     with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
         plan_path = os.path.join(folder, "plan.json")
         with open(plan_path, "w", encoding="utf-8") as out:
             out.write(plan)
         cluster = snapshot_path
-        if brokers:  # kafka-topics.sh --describe output: its brokers as given
+        if set(brokers) - set(snapshot.profile.brokers) or not snapshot_path.endswith(".json"):
             cluster = os.path.join(folder, "snapshot.json")
             with open(cluster, "w", encoding="utf-8") as out:
-                json.dump(_as_snapshot(snapshot), out)
+                json.dump(_as_snapshot(snapshot, brokers), out)
         result = lint([plan_path], cluster=cluster, policy=policy, allow_rf_change=rf_change,
                       baseline="")
     result.findings = [f for f in result.findings if not f.suppressed
@@ -148,11 +179,13 @@ def _lint(plan: str, snapshot_path: str, snapshot, policy: str | None, rf_change
     return result
 
 
-def _as_snapshot(snapshot) -> dict:
+def _as_snapshot(snapshot, joining: dict) -> dict:
+    """The snapshot as the cluster will be: its brokers and those that join."""
     profile = snapshot.profile
+    brokers = {**profile.brokers, **joining}
     return {"kind": "ClusterSnapshot", "version": 1, "cluster": profile.name,
             "brokers": [{"id": b, **({"rack": r} if r is not None else {})}
-                        for b, r in sorted(profile.brokers.items())],
+                        for b, r in sorted(brokers.items())],
             "config": profile.config,
             **({"kafka_version": profile.kafka_version} if profile.kafka_version else {}),
             "topics": [{"name": t.name, "config": t.config, "partitions": [
@@ -164,7 +197,8 @@ def _as_snapshot(snapshot) -> dict:
 
 def _how_to_run(made, batches, files, output, throttle) -> str:
     if not made.changed:
-        return "  nothing to move: the cluster already meets the goal\n"
+        return "  nothing to move: the cluster already meets the goal" + (
+            f"; {output} holds an empty plan (nothing to run)\n" if output else "\n")
     if not output:
         return ""
     plans = [path for path, _ in files if ".batch-" in path] or [output]

@@ -62,7 +62,10 @@ def hook_repo(tmp_path_factory):
     copy = tmp_path_factory.mktemp("policylint-repo")
     listed = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     for name in filter(None, listed.split("\0")):
-        if (ROOT / name).is_file():
+        if (ROOT / name).is_symlink():  # policylint/policies: a link, as git keeps it
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(ROOT / name), copy / name)
+        elif (ROOT / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, copy / name)
     git_commit(copy, "policylint")

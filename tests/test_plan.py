@@ -296,3 +296,109 @@ def test_every_broker_within_one_of_its_share(tmp_path, brokers, racks, topics, 
     assert all(abs(leaders[b] - mean) <= 1 for b in every), sorted(leaders.values())
     if racks:
         assert all(len({every[b] for b in reps}) == min(rf, racks) for reps in made.after)
+
+
+# -- what operators hit (each failed before this round) ------------------------------------
+
+SIX = {b: "abc"[(b - 1) % 3] for b in range(1, 7)}
+
+
+def cli_plan(tmp_path, *args, topics=None, policy=None):
+    snap = write_snapshot(tmp_path / "s6.json", SIX, topics or {
+        f"t{i}": striped(list(SIX), 6, 3, i) for i in range(6)})
+    if policy:
+        (tmp_path / "policy.yaml").write_text(policy)
+        args += ("--policy", str(tmp_path / "policy.yaml"))
+    return subprocess.run([sys.executable, "-m", "policylint", "plan", snap, *args],
+                          capture_output=True, text=True, cwd=tmp_path)
+
+
+def test_brokers_not_in_the_snapshot_yet_are_planned_for_and_linted_as_they_will_be(tmp_path):
+    done = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "p.json")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads((tmp_path / "p.json").read_text())
+    assert {7, 8, 9} <= {b for e in plan["partitions"] for b in e["replicas"]}
+    done = cli_plan(tmp_path, "--replace", "4=10:a", "-o", "r.json")
+    assert done.returncode == 0, done.stderr
+    replaced = json.loads((tmp_path / "r.json").read_text())["partitions"]
+    assert all(4 not in e["replicas"] for e in replaced) and \
+        any(10 in e["replicas"] for e in replaced)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--add", "3"], "--add 3: broker 3 is already in the cluster"),
+    (["--remove", "1", "--add", "1:a"], "--add 1: broker 1 is also removed or replaced"),
+    (["--remove", "1,4"], "removing 1, 4 leaves rack a empty"),
+    (["--topics", "nomatch*"], "--topics nomatch*: matches no topic of the snapshot"),
+    (["--balance-bytes", "--repair", "--log-dirs", "x"], "give one of them"),
+    (["--throttle", "fast"], "--throttle takes a rate"),
+    (["--rf", "t0=2"], "allow: {rf_change: [...]}"),
+])
+def test_a_request_the_cluster_cannot_meet_is_one_line_and_exit_2(tmp_path, args, says):
+    done = cli_plan(tmp_path, *args, "-o", "p.json")
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "p.json").exists()
+
+
+def test_an_rf_above_the_brokers_is_refused_as_kafkas_tools_refuse_it(tmp_path):
+    done = cli_plan(tmp_path, "--rf", "t0=7", policy="allow: {rf_change: [t0]}\n")
+    assert done.returncode == 2
+    assert "replication factor 7 is larger than the 6 brokers" in done.stderr
+
+
+def test_no_stale_files_from_an_earlier_run(tmp_path):
+    done = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "p.json",
+                    "--max-moves-per-broker", "2")
+    assert done.returncode == 0 and (tmp_path / "p.batch-2.json").exists()
+    again = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "p.json")  # no --force
+    assert again.returncode == 2 and "--force" in again.stderr
+    again = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "p.json", "--force")
+    assert again.returncode == 0
+    assert sorted(p.name for p in tmp_path.glob("p.*")) == ["p.json", "p.rollback.json"]
+    # nothing to move: an empty plan, said plainly; the earlier rollback gone
+    balanced = {f"t{i}": striped(list(SIX), 6, 3, i) for i in range(6)}
+    done = cli_plan(tmp_path, "--repair", "-o", "p.json", "--force", topics=balanced)
+    assert done.returncode == 0 and "p.json holds an empty plan" in done.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["partitions"] == []
+    assert sorted(p.name for p in tmp_path.glob("p.*")) == ["p.json"]
+
+
+def test_a_broken_snapshot_is_shown_as_lint_shows_it(tmp_path):
+    (tmp_path / "t.json").write_text('{"kind": "ClusterSnapshot", "version": 1,\n"cluster')
+    done = subprocess.run([sys.executable, "-m", "policylint", "plan", "t.json", "--add", "4"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2 and "t.json:2:1: PL100 invalid JSON" in done.stderr
+
+
+def test_output_that_cannot_be_written_is_one_line(tmp_path):
+    done = cli_plan(tmp_path, "--add", "7:a", "-o", "/dev/full")
+    assert done.returncode == 2 and "/dev/full: No space left on device" in done.stderr
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "policylint", "plan",
+                               write_snapshot(tmp_path / "s.json", SIX, {"t": [[1, 2, 3]]}),
+                               "--add", "7:a"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "standard output: No space left on device" in done.stderr
+
+
+def test_partitions_under_min_isr_are_left_as_they_are(tmp_path):
+    topics = {"t": [{"replicas": [1, 2, 3], "isr": [1, 2, 3]},
+                    {"replicas": [1, 2], "isr": [1, 2]}]}
+    snap = write_snapshot(tmp_path / "s.json", SIX, topics,
+                          config={"min.insync.replicas": "3"})
+    out = run(snap, Request(add={7: "a"}), brokers=None, log_dirs=None, policy=None,
+              output=None, rollback=None, max_per_broker=None, batch_size=None,
+              throttle=None, what="t")
+    assert all(e["partition"] != 1 for e in json.loads(out.plan)["partitions"])
+    assert "under min.insync.replicas (PL304)" in out.summary
+
+
+def test_the_throttle_estimate_counts_the_busiest_sender_too(tmp_path):
+    """Broker 1 leads every partition: it sends every copy, which sets the time."""
+    from policylint.planner.batches import Batch
+    from policylint.planner.report import _sides
+    made = make(read_snapshot(write_snapshot(tmp_path / "s.json", SIX, {
+        "t": [[1, 2], [1, 3], [1, 4]]})), Request(remove=frozenset(), add={}))
+    made = made._replace(before=[[1, 2], [1, 3], [1, 4]], after=[[1, 5], [1, 6], [1, 2]])
+    sides = _sides(made, Batch(entries=[0, 1, 2]), [100, 100, 100])
+    assert max(sides) == 300  # broker 1 sends 3 x 100; no broker receives more than 100

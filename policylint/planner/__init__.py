@@ -22,6 +22,7 @@ class Request(NamedTuple):
     add: dict[int, str | None] = {}
     remove: frozenset = frozenset()
     replace: dict[int, int] = {}  # broker -> the broker that takes its replicas
+    racks: dict[int, str | None] = {}  # racks of replacing brokers (else the replaced one's)
     balance: bool = True  # move replicas so every broker holds its share (else: repair)
     bytes_too: bool = False  # and even out the bytes each holds (sizes needed)
     topics: tuple[str, ...] = ()  # name patterns; none: every topic
@@ -56,16 +57,36 @@ class Made(NamedTuple):
             for i in (self.changed if only is None else only)]}
 
 
+def _min_isr(snapshot: Snapshot, topic) -> int:
+    """The topic's min.insync.replicas as the broker applies it (1 where nothing says)."""
+    for config in (topic.config, snapshot.profile.config):
+        try:
+            return int((config or {})["min.insync.replicas"])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return 1
+
+
 def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
-    """The brokers the result may use, with their racks."""
+    """The brokers the result may use, with their racks; PlanError (one line, before any
+    work) for a request the cluster as it will be cannot meet."""
     known = dict(snapshot.profile.brokers or {})
+    holding = {b for t in snapshot.topics.values() for p in t.partitions for b in p.replicas}
+    for b in request.add:
+        if b in request.remove or b in request.replace:
+            raise PlanError(f"--add {b}: broker {b} is also removed or replaced")
+        if b in holding:
+            raise PlanError(f"--add {b}: broker {b} is already in the cluster and holds "
+                            "replicas (--add is for brokers that join)")
     for old, new in request.replace.items():
         if old not in known:
             raise PlanError(f"--replace {old}={new}: broker {old} is not in the snapshot")
         if new in known and new not in request.add and any(
                 new == o for o in request.replace):
             raise PlanError(f"--replace: broker {new} is replaced and replaces")
-        known.setdefault(new, known[old])
+        if new in holding:
+            raise PlanError(f"--replace {old}={new}: broker {new} already holds replicas")
+        known.setdefault(new, request.racks.get(new, known[old]))
     for b in request.remove:
         if b not in known:
             raise PlanError(f"--remove {b}: broker {b} is not in the snapshot")
@@ -79,6 +100,18 @@ def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
         bare = sorted(b for b, r in brokers.items() if r is None)
         raise PlanError(f"brokers {', '.join(map(str, bare))} have no rack while others do "
                         "(PL402): give each a rack (--add ID:RACK, or in the snapshot)")
+    gone = request.remove | set(request.replace)
+    emptied = sorted({r for b, r in known.items() if r is not None and b in gone}
+                     - {r for r in brokers.values()})
+    if emptied:
+        leaving = ", ".join(str(b) for b in sorted(gone) if known.get(b) in emptied)
+        raise PlanError(f"removing {leaving} leaves rack {', '.join(emptied)} empty: add a "
+                        f"broker there (--add ID:{emptied[0]}) or remove fewer")
+    for name, topic in sorted(snapshot.topics.items()):
+        rf = request.rf.get(name) or max((len(p.replicas) for p in topic.partitions), default=0)
+        if rf > len(brokers) and (name in request.rf or gone):
+            raise PlanError(f"topic {name}: replication factor {rf} is larger than the "
+                            f"{len(brokers)} brokers the cluster will have")
     return brokers
 
 
@@ -97,6 +130,8 @@ def make(snapshot: Snapshot, request: Request) -> Made:
             why = None if chosen else "not among --topics"
             if why is None and (p.adding or p.removing):
                 why = "reassigning now (PL306)"
+            if why is None and p.isr is not None and len(p.isr) < _min_isr(snapshot, topic):
+                why = "under min.insync.replicas (PL304): moving them adds to their load"
             if why is None and not request.under_replicated and p.isr is not None and \
                     len(original_replicas(p)) > len(p.isr):
                 why = "under-replicated (PL305): --include-under-replicated moves them"
@@ -143,12 +178,12 @@ def read_snapshot(path: str, brokers: dict[int, str | None] | None = None,
     from ..sources import DEFAULT_MAX_FILE_SIZE, InputError
     from ..sources.loader import read_inputs
     inputs = read_inputs([path], max_size=max_size or DEFAULT_MAX_FILE_SIZE)
-    broken = [f for f in inputs.findings if f.severity == "error"]
-    if broken:
+    broken = [f for f in inputs.findings if f.rule in ("PL100", "PL101")]
+    if broken:  # as lint shows it (severities are the policy's, given later)
         f = broken[0]
         f.locate()
-        raise InputError(f"{f.file}:{f.line or 1}:{f.column or 1}: {f.message} ({f.rule}): "
-                         "a plan is made only from a snapshot policylint reads whole")
+        raise InputError(f"{f.file}:{f.line or 1}:{f.column or 1}: {f.rule} {f.message}: a "
+                         "plan is made only from a snapshot policylint reads whole")
     listing = [s for s in inputs.snapshots if s.lists_topics]
     if len(listing) != 1:
         raise InputError(f"{path}: {'no' if not listing else 'more than one'} snapshot of a "

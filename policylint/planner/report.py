@@ -80,9 +80,20 @@ def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int 
             if sizes:
                 line += f", {amount(batch.data)} to copy"
                 if throttle and batch.data:
-                    busiest = max((sum(sizes[i] for i in batch.entries
-                                       if b in set(made.after[i]) - set(made.before[i]))
-                                   for b in batch.inbound), default=0)
+                    busiest = max(_sides(made, batch, sizes), default=0)
                     line += f", about {busiest / throttle / 60:.0f} min at {amount(throttle)}/s"
             lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _sides(made, batch, sizes) -> list[int]:
+    """The bytes each broker receives and each sends in ``batch``: Kafka throttles both, the
+    followers that fetch (follower rate) and the leaders they fetch from (leader rate), so
+    the busiest of either side sets the batch's time."""
+    receives, sends = Counter(), Counter()
+    for i in batch.entries:
+        new = set(made.after[i]) - set(made.before[i])
+        receives.update({b: sizes[i] for b in new})
+        if new and made.before[i]:
+            sends[made.before[i][0]] += sizes[i] * len(new)
+    return [*receives.values(), *sends.values()]

@@ -65,18 +65,25 @@ class MinIsrRule(Rule):
             if self._could_break(rf.value, min_isr.value, options):
                 ctx.unchecked[self.code] += 1
             return
+        cause = (self.code,) + min_isr.cause if min_isr.cause is not None else None
+        if cause is not None:
+            ctx.inheritors[cause] += 1
         if not self.breaks(rf.value, min_isr.value, options):
             return
         release = ctx.kafka_version(topic)
-        if min_isr.cause is not None:  # the cluster's setting: one finding for its topics
+        if cause is not None:  # the cluster's setting: one finding for its topics ...
+            own = topic.where("rf") if topic.rf is not None else topic.where("name")
             finding = self.finding(
                 self.cause_message.format(
                     cluster=min_isr.cause[0], setting=_said("min.insync.replicas", min_isr),
                     effect=self.effect(release), **options),
-                at=topic.where("rf") if topic.rf is not None else topic.where("name"),
-                topic=topic.name)
-            finding.cause = (self.code,) + min_isr.cause
-            finding.cause_at = min_isr.at
+                at=own, topic=topic.name)
+            finding.cause, finding.cause_at = cause, min_isr.at
+            # ... unless some of them meet it: then the topic's own value is the cause
+            finding.alone = (self.say(subject=f"topic {topic.name}",
+                                      min_isr=_with_source(min_isr), rf=_with_source(rf),
+                                      effect=self.effect(release), **options),
+                             own, [("min.insync.replicas", min_isr.at)])
             yield finding
             return
         finding = self.finding(
