@@ -757,7 +757,11 @@ def audit(
 
 
 @app.command()
-def server() -> None:
+def server(
+    stdio: bool = typer.Option(False, "--stdio", hidden=True,
+                               help="Standard input and output (the only transport; editors' "
+                                    "clients add this flag)."),
+) -> None:
     """Serve the findings to an editor: a Language Server Protocol server on standard input
     and output (needs policylint[server]). See the README for VS Code, Neovim and Helix."""
     try:

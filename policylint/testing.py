@@ -99,6 +99,10 @@ def working_directory(root: Path) -> Iterator[None]:
 
 def run_case(rule: str, case: dict, root: Path) -> Result:
     """Writes the case's files under ``root`` and lints them there with only ``rule``."""
+    policy = None
+    if "policy" in case:  # the policy in force: at the base too (the base judges a change)
+        (Path(root) / "policy.yaml").write_text(yaml.safe_dump(case["policy"]))
+        policy = "policy.yaml"
     base = None
     if "base" in case:
         write_files(root, case["base"])
@@ -106,13 +110,12 @@ def run_case(rule: str, case: dict, root: Path) -> Result:
         for name in case["base"]:
             (Path(root) / name).unlink()
         base = "HEAD"
+    if "head_policy" in case:  # the policy as the change leaves it (PL125)
+        (Path(root) / "policy.yaml").write_text(yaml.safe_dump(case["head_policy"]))
+        policy = "policy.yaml"
     write_files(root, case["files"])
     context = {case.get("cluster"), case.get("current")}
     paths = case.get("paths") or sorted(n for n in case["files"] if n not in context)
-    policy = None
-    if "policy" in case:
-        (Path(root) / "policy.yaml").write_text(yaml.safe_dump(case["policy"]))
-        policy = "policy.yaml"
     with working_directory(root):
         return lint(paths, cluster=case.get("cluster"), current=case.get("current"),
                     policy=policy, select=case.get("select") or [rule],

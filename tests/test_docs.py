@@ -28,12 +28,19 @@ def test_rule_docstring_has_the_headings(code):
 # Catalogue rows whose issues are still open: each leaves this list as it lands.
 PENDING: set[str] = set()  # RULES.md rows of open issues
 
+#: rules an issue asked for before the catalogue has their row (RULES.md is read-only here;
+#: the closing note proposes the row): code -> name
+AHEAD = {"PL125": "policy-weakened"}
+
 
 @pytest.mark.skipif(not RULES_MD.exists(), reason="shared/RULES.md is not beside the repo")
 def test_codes_and_names_match_the_catalogue():
     catalogue = dict(re.findall(r"^\| (PL\d{3}) \| ([a-z0-9-]+) \|", RULES_MD.read_text(), re.M))
     built_in = {code for code in all_rules() if code.startswith("PL")}
-    assert built_in - catalogue.keys() == set(), "a rule the catalogue lacks"
+    assert built_in - catalogue.keys() - AHEAD.keys() == set(), "a rule the catalogue lacks"
+    for code, name in AHEAD.items():  # the catalogue is the steering's: its row is asked for
+        assert code not in catalogue, f"{code} is in the catalogue: take it out of AHEAD"
+        assert all_rules()[code].name == name
     for code, name in catalogue.items():
         if code in PENDING:
             assert code not in all_rules(), f"{code} is implemented: take it out of PENDING"

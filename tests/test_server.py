@@ -65,8 +65,12 @@ def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> st
 
 
 async def _diagnostics(client: LanguageClient, uri: str) -> list:
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return client.diagnostics[uri]
+    """The next diagnostics published for ``uri`` (those of other files are skipped: a lint
+    publishes for every file of the folder with findings)."""
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri:
+            return params.diagnostics
 
 
 @pytest.mark.asyncio

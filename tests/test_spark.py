@@ -289,40 +289,44 @@ def test_audit_command_writes_findings_summary_and_report(spark, fleet_dir, tmp_
         assert spark_text == (local / table / "part-00000.json").read_text(), name
 
 
-def test_lone_surrogates_are_read_as_the_replacement_character_by_both_engines(spark,
-                                                                              tmp_path):
-    # JSON may escape a lone surrogate, which no table holds: both engines read it as
-    # U+FFFD (the in-process engine failed to write it), and write the same tables
+def test_a_lone_surrogate_escape_is_the_same_pl100_in_both_engines(spark, tmp_path):
+    # RFC 8259 section 8.2: refused where the JSON is decoded (one ingest for both engines),
+    # at the escape; the other snapshots of the fleet are audited as ever
     from typer.testing import CliRunner
     from policylint.cli import app
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "s.json").write_text(
         '{"kind": "ClusterSnapshot", "version": 1, "cluster": "c\\ud800", "brokers": '
-        '[{"id": 1, "rack": "r\\udc00"}], "topics": [{"name": "t\\ud800x", "config": '
-        '{"retention.ms": "x\\udfff"}, "partitions": [{"partition": 0, "replicas": [1, 1]}]}]}')
+        '[{"id": 1, "rack": "r\\udc00"}], "topics": []}')
+    (tmp_path / "in" / "ok.json").write_text(json.dumps({
+        "kind": "ClusterSnapshot", "version": 1, "cluster": "ok", "brokers": [{"id": 1}],
+        "topics": [{"name": "t", "partitions": [{"partition": 0, "replicas": [1, 1]}]}]}))
     tables = {}
     for engine in ("local", "spark"):
         out = tmp_path / engine
         run = CliRunner().invoke(app, ["audit", str(tmp_path / "in"), "--output", str(out),
                                        "--format", "json", "--engine", engine])
         assert run.exit_code == 0, run.output
-        [part] = [p for p in (out / "findings").rglob("*.json") if p.stat().st_size]
-        assert part.parent.name == "cluster=c\ufffd"
-        tables[engine] = part.read_text()
+        rows = [json.loads(line) for p in sorted((out / "findings").rglob("*.json"))
+                for line in p.read_text().splitlines()]
+        tables[engine] = sorted((r["rule"], r["message"], r["source"].rsplit("/", 1)[-1])
+                                for r in rows)
     assert tables["local"] == tables["spark"]
-    found = {(r["rule"], r["topic"]) for r in map(json.loads, tables["local"].splitlines())}
-    assert {("PL112", "t\ufffdx"), ("PL603", "t\ufffdx"), ("PL702", "t\ufffdx")} <= found
+    assert ("PL100", "invalid JSON: \\ud800 is an unpaired surrogate escape, not a character "
+            "(RFC 8259 section 8.2)", "s.json:1:56") in tables["local"]
+    assert any(rule == "PL112" for rule, *_ in tables["local"])  # ok.json, audited
 
 
-def test_a_snapshot_row_with_a_lone_surrogate_is_still_checked():
-    # the ingest leaves none, but a row from elsewhere (a plugin's table) may hold one
+def test_a_snapshot_row_with_a_lone_surrogate_is_checked_as_the_replacement_character():
+    # the ingest leaves none, but a row from elsewhere (a plugin's table) may hold one: no
+    # table holds one, so it is read as U+FFFD, as Spark reads it
     from policylint.spark.local import check_snapshot
     row = {"cluster": "c", "captured_at": "", "kafka_version": None, "config": None,
            "source": None, "brokers": None,
            "topics": [{"name": "t\ud800", "config": None, "partitions": None}]}
     rules = [(all_rules()["PL702"], {})]
     assert [f[:4] for f in check_snapshot(row, rules, load_policy(None))] == [
-        ("PL702", "c", "", "t\ud800")]
+        ("PL702", "c", "", "t\ufffd")]
 
 
 def test_a_small_table_is_held_by_the_driver_and_a_large_one_left_to_spark(spark):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -20,6 +22,8 @@ from .workspace import Linted, Workspace, edit
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 150
+#: the code action kind of "fix all", namespaced so that fix-on-save can name it alone
+FIX_ALL = "source.fixAll.policylint"
 
 
 def serve() -> None:
@@ -35,7 +39,8 @@ def build() -> Any:
     server = LanguageServer("policylint", __version__,
                             text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     state: dict[str, Any] = {"workspace": None, "linted": {}, "pending": {},
-                             "debounce": DEBOUNCE_MS / 1000}
+                             "debounce": DEBOUNCE_MS / 1000, "shutdown": False,
+                             "elsewhere": {}}  # uri -> the other files it published for
 
     def workspace() -> Workspace:
         if state["workspace"] is None:  # a client that sent no folders: the working one
@@ -48,6 +53,26 @@ def build() -> Any:
         options = params.initialization_options
         if isinstance(options, dict) and isinstance(options.get("debounceMs"), (int, float)):
             state["debounce"] = max(0, options["debounceMs"]) / 1000
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: LanguageServer, params: Any) -> None:
+        state["shutdown"] = True
+
+    @server.feature(types.EXIT)
+    def exit_(ls: LanguageServer, params: Any) -> None:
+        # LSP: exit code 0 after a shutdown request, 1 without one
+        sys.stdout.flush()
+        os._exit(0 if state["shutdown"] else 1)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: LanguageServer,
+                        params: types.DidChangeWorkspaceFoldersParams) -> None:
+        roots = set(workspace().roots)
+        roots -= {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
+        roots |= {os.path.abspath(p) for f in params.event.added if (p := to_fs_path(f.uri))}
+        state["workspace"] = Workspace(sorted(roots))
+        state["workspace"].scan()
+        republish(ls)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
@@ -69,8 +94,12 @@ def build() -> Any:
         path = to_fs_path(uri)
         if path is None:
             return
+        texts = {p: d.source for u, d in list(ls.workspace.text_documents.items())
+                 if (p := to_fs_path(u))}
+        texts[path] = document.source
+        others: dict = {}
         try:
-            linted = workspace().lint(path, document.source)
+            linted, others = workspace().lint(path, texts)
         except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
             ls.window_show_message(types.ShowMessageParams(
                 types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
@@ -78,6 +107,16 @@ def build() -> Any:
         state["linted"][uri] = (document.version, linted)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version, diagnostics=diagnostics(linted, types)))
+        # the findings of the folder's other files, open or not (as ruff's workspace
+        # diagnostics): a cluster's finding that names this file's topic is there; a file
+        # whose findings went is cleared
+        shown = {Path(p).as_uri(): found for p, found in others.items()}
+        for other in sorted(set(shown) | state["elsewhere"].get(uri, set())):
+            if other != uri:
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=other, diagnostics=diagnostics(shown[other], types)
+                    if other in shown else []))
+        state["elsewhere"][uri] = set(shown) - {uri}
 
     async def later(ls: LanguageServer, uri: str, version: int | None) -> None:
         await asyncio.sleep(state["debounce"])
@@ -130,7 +169,7 @@ def build() -> Any:
         return known[1] if known else None
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]))
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
     def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list:
         linted = current(ls, params.text_document.uri)
         if linted is None or linted.result is None:
@@ -220,12 +259,22 @@ def diagnostics(linted: Linted, types: Any) -> list:
         stop = types.Position(end[0] - 1, _column(stop_text, end[1]))
         rule = rules.get(f.rule)
         href = rule.help_uri() if rule is not None else None
+        related = [types.DiagnosticRelatedInformation(location=_location(r, types),
+                                                      message=r["what"])
+                   for r in f.related_at() if r.get("file") and r.get("line")]
         out.append(types.Diagnostic(
             range=types.Range(start, stop), message=f.message, source="policylint",
             severity=types.DiagnosticSeverity(_SEVERITY.get(f.severity, 3)), code=f.rule,
             code_description=types.CodeDescription(href=href) if href else None,
-            data={"finding": i}))
+            related_information=related or None, data={"finding": i}))
     return sorted(out, key=lambda d: (d.range.start.line, d.range.start.character))
+
+
+def _location(where: dict, types: Any) -> Any:
+    """A related value's place (file, 1-based line and column) as an LSP Location."""
+    at = types.Position(where["line"] - 1, max((where["column"] or 1) - 1, 0))
+    return types.Location(uri=Path(os.path.abspath(where["file"])).as_uri(),
+                          range=types.Range(at, at))
 
 
 def code_actions(linted: Linted, params: Any, types: Any) -> list:
@@ -250,7 +299,7 @@ def code_actions(linted: Linted, params: Any, types: Any) -> list:
     if fixable:
         actions += _action(f"Fix all policylint findings ({len(fixable)})",
                            fixes.apply(fixable, write=False), linted, uri, types,
-                           types.CodeActionKind.SourceFixAll, None)
+                           FIX_ALL, None)
     return actions
 
 

@@ -29,46 +29,71 @@ class Workspace:
         self.roots = [os.path.abspath(r) for r in roots if os.path.isdir(r)]
         self.parsed: dict = {}  # sources.read_before: every file read, while unchanged
         self.clusters: list[str] = []
+        self.of_root: dict[str, list[str]] = {}  # each folder's own cluster files
 
     def scan(self) -> None:
         """Finds (again) the files that describe clusters; files read before and unchanged
         are not parsed again."""
         from ..sources.loader import read_inputs
         token = read_before.set(self.parsed)
-        found: set[str] = set()
+        self.of_root = {}
         try:
             for root in self.roots:
                 try:
                     inputs = read_inputs([root])
                 except Exception:  # a workspace policylint cannot walk: no clusters from it
+                    self.of_root[root] = []
                     continue
                 docs = [doc for _, doc, _ in inputs.kafkas] + \
                     [s.doc for s in inputs.snapshots] + \
                     [doc for role in ("nodepool", "configmap") for doc in inputs.related[role]]
-                found |= {os.path.abspath(doc.source.path) for doc in docs
-                          if doc.source.path is not None}
+                self.of_root[root] = sorted({os.path.abspath(doc.source.path) for doc in docs
+                                             if doc.source.path is not None})
         finally:
             read_before.reset(token)
-        self.clusters = sorted(found)
+        self.clusters = sorted({c for found in self.of_root.values() for c in found})
+
+    def root_of(self, path: str) -> str | None:
+        """The innermost workspace folder that holds ``path`` (each folder is linted as
+        ``policylint lint FOLDER`` would lint it: its own clusters)."""
+        inside = [r for r in self.roots if path == r or path.startswith(r.rstrip(os.sep) + os.sep)]
+        return max(inside, key=len, default=None)
 
     def forget(self, path: str) -> None:
         """A file changed or went away on disk: read it again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
 
-    def lint(self, path: str, text: str) -> Linted:
-        """The findings of the file at ``path`` with ``text`` (the editor's) in it."""
+    def lint(self, path: str, texts: dict[str, str]) -> tuple[Linted, dict[str, Linted]]:
+        """The findings of the file at ``path``, its workspace folder linted whole as
+        ``policylint lint FOLDER`` lints it, with the editor's unsaved ``texts`` (path ->
+        text) in place of the files on disk; and those of the folder's other files that
+        have findings (a cluster's finding that names this file's topic lives there)."""
         path = os.path.abspath(path)
         name = display_name(path)
-        paths = [path] + [c for c in self.clusters if c != path and os.path.exists(c)]
-        held, cached = unsaved.set({path: text}), read_before.set(self.parsed)
+        root = self.root_of(path)
+        if root is not None:  # a file only the editor has is named beside its folder
+            paths = [root] + ([] if os.path.exists(path) else [path])
+        else:
+            paths = [path] + [c for c in self.clusters if c != path and os.path.exists(c)]
+        texts = {os.path.abspath(p): t for p, t in texts.items()}
+        held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
-            result = lint(paths, judged={name}, baseline="")
+            result = lint(paths)
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
         result.findings = [f for f in result.findings if f.rule != "PL102"]
-        known = name in result.read or any(f.rule == "PL100" for f in result.findings)
-        return Linted(name, text, result if known else None)
+        known = name in result.read or any(f.rule == "PL100" and f.file == name
+                                           for f in result.findings)
+        others: dict[str, Linted] = {}
+        for other in sorted({f.file for f in result.findings if f.file and f.file != name}):
+            full = os.path.abspath(other)
+            try:
+                text = texts.get(full) or open(full, encoding="utf-8", errors="replace").read()
+            except OSError:
+                continue
+            others[full] = Linted(other, text, result)
+        return Linted(name, texts.get(path, ""), result if known else None), others
 
 
 class Edit(NamedTuple):

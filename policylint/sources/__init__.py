@@ -304,9 +304,8 @@ def kind_of(doc: Document) -> str | None:
     """The input kind of a document: what its file says it is, else its content."""
     if doc.role == "current":
         return "reassignment"
-    if doc.typed is not None:
-        return "snapshot" if isinstance(doc.typed, validator("snapshot").type) \
-            else "reassignment"
+    if doc.typed is not None:  # by its fields: a schema's types are made anew per Schema
+        return "snapshot" if hasattr(doc.typed, "brokers") else "reassignment"
     return detect(doc.data)
 
 

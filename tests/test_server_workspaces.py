@@ -1,0 +1,185 @@
+"""policylint server on the workspaces real repositories are: a ClusterSnapshot among the files,
+folders added after start, the transport flag editors' clients add, and the LSP lifecycle.
+A real LSP client (pytest-lsp) or raw JSON-RPC against the server process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+TOPIC = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: orders
+  labels:
+    strimzi.io/cluster: prod-eu-1
+spec:
+  partitions: 6
+  replicas: 1
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    """A Strimzi cluster (min.insync.replicas 2), one topic that meets it, and a snapshot."""
+    shutil.copy(EXAMPLES / "gitops/kafka.yaml", tmp_path / "kafka.yaml")
+    (tmp_path / "snapshots").mkdir()  # another cluster's, in a directory of its own
+    snapshot = json.loads((EXAMPLES / "clusters/prod-eu-1.json").read_text())
+    (tmp_path / "snapshots/prod.json").write_text(json.dumps({**snapshot, "cluster": "other"},
+                                                             indent=1))
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics/ok.yaml").write_text(TOPIC.replace("orders", "ok")
+                                             .replace("replicas: 1", "replicas: 3"))
+    return tmp_path
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "policylint", "server", "--stdio"]))
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: LanguageClient, path: Path, text: str) -> str:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="yaml", version=1,
+                                             text=text)))
+    return path.as_uri()
+
+
+async def _diagnostics(client: LanguageClient, uri: str) -> list:
+    """The next diagnostics published for ``uri`` (those of other files are skipped: a lint
+    publishes for every file of the folder with findings)."""
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri:
+            return params.diagnostics
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_with_a_snapshot_gets_diagnostics(client, workspace):
+    """The snapshot parsed in the workspace scan was later taken for a plan: no diagnostics
+    for any file, and an error message on every edit."""
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    found = await _diagnostics(client, uri)
+    assert "PL301" in {d.code for d in found}
+    assert not client.messages  # no window/showMessage error
+    snapshot = workspace / "snapshots/prod.json"
+    found = await _diagnostics(client, _open(client, snapshot, snapshot.read_text()))
+    assert found and not client.messages
+
+
+@pytest.mark.asyncio
+async def test_a_finding_names_the_other_value_as_related_information(client, workspace):
+    """replicas: 1 under the cluster's min.insync.replicas 2, which the other topic meets:
+    the topic's own line, and the cluster's setting as related information."""
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    (d,) = [d for d in await _diagnostics(client, uri) if d.code == "PL301"]
+    assert d.range.start.line == 8
+    (related,) = d.related_information
+    assert related.location.uri == (workspace / "kafka.yaml").as_uri()
+    assert related.message == "min.insync.replicas"
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_namespaced_for_fix_on_save(client, workspace):
+    text = TOPIC.replace("replicas: 1", "replicas: 3\n  config:\n    retention.msx: 1")
+    uri = _open(client, workspace / "topics/orders.yaml", text)
+    await _diagnostics(client, uri)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.policylint"])))
+    assert [a.kind for a in actions] == ["source.fixAll.policylint"]
+
+
+@pytest.mark.asyncio
+async def test_a_folder_added_after_start_brings_its_clusters(client, workspace, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")
+    shutil.copy(EXAMPLES / "gitops/kafka.yaml", other / "kafka.yaml")
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=other.as_uri(), name="other")], removed=[])))
+    uri = _open(client, other / "t.yaml", TOPIC.replace("replicas: 1", "replicas: 9"))
+    found = await _diagnostics(client, uri)
+    assert "PL203" in {d.code for d in found}  # 9 > the added folder's cluster's brokers
+
+
+def _message(body: dict) -> bytes:
+    data = json.dumps(body).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+
+
+@pytest.mark.parametrize("shutdown, code", [(True, 0), (False, 1)])
+def test_exit_is_0_after_shutdown_and_1_without(tmp_path, shutdown, code):
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"processId": None, "rootUri": tmp_path.as_uri(),
+                            "capabilities": {}}},
+                {"jsonrpc": "2.0", "method": "initialized", "params": {}}]
+    if shutdown:
+        messages.append({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    messages.append({"jsonrpc": "2.0", "method": "exit"})
+    done = subprocess.run([sys.executable, "-m", "policylint", "server", "--stdio"],
+                          input=b"".join(map(_message, messages)), capture_output=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == code, done.stderr.decode()
+
+
+@pytest.mark.asyncio
+async def test_a_finding_at_the_cluster_is_published_for_the_cluster_file(client, workspace):
+    """Every topic that inherits the cluster's min.insync.replicas breaks it: one finding at
+    kafka.yaml, as lint . gives it, published for kafka.yaml though only the topic is open."""
+    (workspace / "topics/ok.yaml").unlink()
+    _open(client, workspace / "topics/orders.yaml", TOPIC)
+    found = await _diagnostics(client, (workspace / "kafka.yaml").as_uri())
+    assert "PL301" in {d.code for d in found}
+
+
+def _cli(root: Path) -> set:
+    from policylint.linter import lint
+    return {(f.file, f.line, f.column, f.rule, f.message) for f in lint([str(root)]).findings
+            if f.rule != "PL102" and not f.suppressed}
+
+
+@pytest.mark.parametrize("folder", ["gitops", "two-clusters", "clean", "platform",
+                                    "team-rules"])
+def test_the_workspace_gives_what_lint_gives_for_every_file(folder, tmp_path, monkeypatch):
+    """For each file of an example repository opened in the editor, unchanged: the findings
+    the server has for it, and for the other files, are those of policylint lint FOLDER."""
+    from policylint.server.workspace import Workspace
+    root = tmp_path / folder
+    shutil.copytree(EXAMPLES / folder, root)
+    monkeypatch.chdir(tmp_path)
+    expected = _cli(root)
+    space = Workspace([str(root)])
+    space.scan()
+    def rows(result, name=None):
+        return {(f.file, f.line, f.column, f.rule, f.message) for f in result.findings
+                if f.rule != "PL102" and not f.suppressed and (name is None or f.file == name)}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        linted, others = space.lint(str(path), {str(path): path.read_text()})
+        mine = rows(linted.result, linted.name) if linted.result is not None else set()
+        assert mine == {row for row in expected if row[0] == linted.name}, path
+        for other in others.values():  # published for the other files
+            assert rows(other.result, other.name) == \
+                {row for row in expected if row[0] == other.name}
+        shown = mine | {row for o in others.values() for row in rows(o.result, o.name)}
+        assert shown == expected, path
