@@ -348,8 +348,9 @@ def _cel_rules(entries: list[dict], policy: Policy, name: str,
             text = doc.source.line(line) or ""
             block = text[column - 1:column].strip() in ("|", ">") or \
                 text.rstrip().endswith(("|", ">", "|-", ">-"))
-            if block:  # a block scalar: the expression starts on the next line
-                line, column = line + exc.line, _indent(doc.source.line(line + exc.line)) \
+            if block:  # a block scalar: the expression starts on the next line, and its
+                # lines keep what they are indented beyond its first line's indentation
+                line, column = line + exc.line, _indent(doc.source.line(line + 1)) \
                     + exc.column
             elif exc.line > 1:
                 line, column = line + exc.line - 1, exc.column

@@ -290,3 +290,99 @@ def test_kubernetes_spellings(tmp_path, monkeypatch):
                            "pay.yaml": TOPIC.format(name="payments.in", rf=2, min_isr=1)})
     monkeypatch.chdir(tmp_path)
     assert [f.line for f in lint(["."], select=["PAY"]).findings] == [8, 10]
+
+
+# -- as a ValidatingAdmissionPolicy user expects (each of these failed before) -------------
+
+def _policy(tmp_path, text):
+    path = tmp_path / ".policylint.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_each_validation_is_judged_on_its_own(tmp_path, monkeypatch):
+    """The first reads an RF no input gives (unknown), the second is plainly false."""
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM001
+    name: two-checks
+    applies_to: topics
+    validations:
+      - expression: topic.rf >= 3
+      - expression: '!("unclean.leader.election.enable" in topic.config) ||
+          topic.config["unclean.leader.election.enable"] != true'
+        message: unclean leader election is on
+""")
+    write_files(tmp_path, {"t.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n"
+                                     "metadata: {name: t}\nspec:\n  partitions: 1\n  config: "
+                                     "{unclean.leader.election.enable: true}\n"})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["t.yaml"], select=["TEAM"])
+    assert [f.message for f in result.findings] == ["topic t: unclean leader election is on"]
+    assert result.unchecked["TEAM001"] == 1  # the first, for this subject
+
+
+@pytest.mark.parametrize("text, words, where", [
+    ("""cel_rules:
+  - {code: TEAM001, name: same, applies_to: topics, validations: [{expression: "true"}]}
+  - {code: TEAM002, name: same, applies_to: topics, validations: [{expression: "true"}]}
+""", "same is the name of an earlier CEL rule", ":3:"),
+    ("""cel_rules:
+  - code: TEAM001
+    name: backreference
+    applies_to: topics
+    validations:
+      - expression: |
+          topic.name.size() > 0 &&
+            topic.name.matches("(a)\\\\1")
+""", "invalid regular expression", ":8:32"),
+    ("""cel_rules:
+  - code: TEAM001
+    name: continuation
+    applies_to: topics
+    validations:
+      - expression: |
+          topic.name.size() > 0 &&
+            topic.nmae == 'x'
+""", "topic has no field 'nmae'", ":8:19"),
+])
+def test_policy_errors_are_refused_at_load_where_they_are(tmp_path, text, words, where):
+    path = _policy(tmp_path, text)
+    with pytest.raises(PolicyError) as raised:
+        load(str(path))
+    assert words in str(raised.value) and where in str(raised.value), str(raised.value)
+
+
+def test_values_no_input_states_are_absent(tmp_path, monkeypatch):
+    """A Strimzi cluster whose racks come from a topologyKey: no rack is known, so
+    cluster.racks is absent (unchecked), not an empty list (3 brokers in 0 racks)."""
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM001
+    name: three-racks
+    applies_to: clusters
+    validations:
+      - expression: size(cluster.racks) >= 3
+        message: the cluster spans fewer than 3 racks
+""")
+    write_files(tmp_path, {"kafka.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\n"
+                           "metadata: {name: prod}\nspec:\n  kafka:\n    replicas: 3\n"
+                           "    rack: {topologyKey: topology.kubernetes.io/zone}\n"})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["kafka.yaml"], select=["TEAM"])
+    assert result.findings == [] and result.unchecked["TEAM001"] == 1
+
+
+def test_topicctl_labels_reach_the_subject(tmp_path, monkeypatch):
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM001
+    name: owner
+    applies_to: topics
+    validations:
+      - expression: '"owner" in topic.labels'
+        message: no owner label
+""")
+    write_files(tmp_path, {"t.yaml": "meta:\n  name: orders\n  cluster: c\n  labels: "
+                           "{owner: payments}\nspec:\n  partitions: 3\n  replicationFactor: 3\n",
+                           "u.yaml": "meta:\n  name: other\n  cluster: c\nspec:\n  partitions: 3\n"
+                           "  replicationFactor: 3\n"})
+    monkeypatch.chdir(tmp_path)
+    assert [f.file for f in lint(["."], select=["TEAM"]).findings] == ["u.yaml"]

@@ -77,3 +77,47 @@ def test_the_release_a_version_is_judged_by(wanted, release):
 def test_values_as_kafka_reads_them(key, value, problem):
     found = kc.problem(kc.table("4.0")[key], value)
     assert (found is None) if problem is None else (problem in (found or ""))
+
+
+def test_broker_synonyms_resolve_in_kafkas_order_and_unit():
+    """ServerTopicConfigSynonyms: the first synonym set wins, hours and minutes made ms."""
+    from policylint.kafka_configs import SYNONYMS, broker_value, known_versions, table
+    assert broker_value("retention.ms", {"log.retention.hours": "72"}) == \
+        (259_200_000, "log.retention.hours")
+    assert broker_value("retention.ms", {"log.retention.hours": 1, "log.retention.minutes": 2})\
+        == (120_000, "log.retention.minutes")
+    assert broker_value("retention.ms", {"log.retention.hours": -1}) == \
+        (-1, "log.retention.hours")  # unlimited stays unlimited
+    assert broker_value("segment.ms", {"log.roll.hours": 2}) == (7_200_000, "log.roll.hours")
+    assert broker_value("max.message.bytes", {"message.max.bytes": 5}) == \
+        (5, "message.max.bytes")
+    assert broker_value("remote.storage.enable", {"remote.storage.enable": "true"}) is None
+    every = {key for v in known_versions() for key in table(v)}
+    assert set(SYNONYMS) <= every  # each a topic config of some release
+    # PL602's broker-to-topic names agree with the synonyms
+    from policylint.kafka_configs import BROKER_KEYS
+    for key, synonyms in SYNONYMS.items():
+        for name, _ in synonyms:
+            if name in BROKER_KEYS and name != key:
+                assert BROKER_KEYS[name] == key, name
+
+
+def test_cel_and_the_built_ins_read_the_same_effective_retention(tmp_path, monkeypatch):
+    """A cluster's log.retention.hours: 72 is retention.ms 259200000 for a CEL rule, as for
+    PL704 (CEL saw Kafka's default of 7 days)."""
+    pytest.importorskip("cel_expr_python")
+    from policylint.linter import lint
+    (tmp_path / "kafka.yaml").write_text(
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\nmetadata: {name: prod}\nspec:\n"
+        "  kafka:\n    replicas: 3\n    config: {log.retention.hours: 72}\n")
+    (tmp_path / "t.yaml").write_text(
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata:\n  name: t\n"
+        "  labels: {strimzi.io/cluster: prod}\nspec: {partitions: 1, replicas: 3}\n")
+    (tmp_path / ".policylint.yaml").write_text(
+        "cel_rules:\n  - code: TEAM001\n    name: retention\n    applies_to: topics\n"
+        "    validations:\n      - expression: topic.config['retention.ms'] == 1\n"
+        "        messageExpression: string(topic.config['retention.ms']) + ' from ' + "
+        "topic.configs['retention.ms'].source\n")
+    monkeypatch.chdir(tmp_path)
+    (finding,) = lint(["."], select=["TEAM"]).findings
+    assert finding.message == "topic t: 259200000 from cluster prod's log.retention.hours"

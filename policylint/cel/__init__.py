@@ -124,11 +124,16 @@ class CelRule(Rule):
                 return self._unchecked(error, at, label, ctx)
             if value is not True:
                 return []
-        found = []
-        for check in self.checks:
+        found, unknown = [], False
+        for check in self.checks:  # each judged on its own, as a ValidatingAdmissionPolicy's
             value, error = _evaluated(check.program, activation)
             if error is not None:
-                return found + self._unchecked(error, at, label, ctx)
+                if not _unknown(error):
+                    found += self._unchecked(error, at, label, ctx)
+                elif not unknown:  # the subject counted once, whatever else is unknown
+                    unknown = True
+                    ctx.unchecked[self.code] += 1
+                continue
             if value is True:
                 continue
             message = check.message
@@ -325,7 +330,9 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
                            "clusters or changes")
         if entry["code"] in seen:
             raise CelError((i, "code"), f"{entry['code']} is the code of an earlier CEL rule")
-        seen.add(entry["code"])
+        if entry["name"] in seen:  # --select NAME and explain NAME must find one rule
+            raise CelError((i, "name"), f"{entry['name']} is the name of an earlier CEL rule")
+        seen.update((entry["code"], entry["name"]))
         binds = KINDS[entry["applies_to"]][0]
         env = _env(binds)
         matches = [_compile(env, m["expression"], binds, (i, "matchConditions", j,
@@ -353,11 +360,28 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
         program = env.compile(text)
     except Exception as exc:  # the compiler's one error type (RuntimeError) in practice
         raise _located(str(exc), path) from None
+    _check_patterns(text, path)
     returned = program.return_type().name()
     wanted = "BOOL" if kind is bool else "STRING"
     if returned not in (wanted, "DYN"):
         raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")
     return program
+
+
+#: a constant pattern of ``matches``: RE2 judges it once, at load, not once per subject
+_PATTERN = re.compile(r"""matches\(\s*(?:[^,()]*,\s*)?(r?(["'])(?:\\.|(?!\2).)*\2)\s*\)""")
+
+
+def _check_patterns(text: str, path: tuple) -> None:
+    """A constant regular expression RE2 refuses (a backreference, a lookahead) is a
+    policy error at its line, as any compile error."""
+    env = _env(())
+    for found in _PATTERN.finditer(text):
+        result = env.compile(f"''.matches({found.group(1)})").eval(env.Activation({}))
+        if result.type().name() == "ERROR":
+            line = text.count("\n", 0, found.start(1)) + 1
+            column = found.start(1) - (text.rfind("\n", 0, found.start(1)) + 1) + 1
+            raise CelError(path, _short(str(result.value())), line, column)
 
 
 def _located(message: str, path: tuple) -> CelError:

@@ -60,7 +60,8 @@ def cluster(profile: ClusterProfile | None) -> dict:
     if profile.brokers is not None:
         found["brokers"] = [{"id": b, **({"rack": r} if r is not None else {})}
                             for b, r in sorted(profile.brokers.items())]
-        found["racks"] = sorted(profile.racks)
+        if profile.racks:  # no broker's rack known (a Strimzi topologyKey): absent, unknown
+            found["racks"] = sorted(profile.racks)
     if profile.broker_count is not None:
         found["broker_count"] = profile.broker_count
     if profile.kafka_version:
@@ -82,7 +83,7 @@ def _configs(stated: dict, profile: ClusterProfile | None, release: str,
     """(effective config, per key its value, whether stated and its source): the topic's
     own values, else the cluster's (or Kafka's default, for a cluster that states every
     setting it changes) where an input gives them."""
-    from ..kafka_configs import table
+    from ..kafka_configs import broker_value, table
     config = _typed(release, {k: v for k, v in stated.items() if k not in unknown})
     configs = {k: {"value": v, "stated": True, "source": "topic"} for k, v in config.items()}
     if profile is not None:
@@ -95,9 +96,9 @@ def _configs(stated: dict, profile: ClusterProfile | None, release: str,
                 if given.value is None:
                     continue
                 value, source = given.value, given.source or f"cluster {profile.name}"
-            elif key in profile.config or f"log.{key}" in profile.config:
-                value = profile.config.get(key, profile.config.get(f"log.{key}"))
-                source = f"cluster {profile.name}"
+            elif (found := broker_value(key, profile.config)) is not None:
+                value, setting = found  # Kafka's synonyms, in its order, in the topic's unit
+                source = f"cluster {profile.name}'s {setting}"
             elif profile.config_complete and spec.get("default") is not None:
                 value, source = spec["default"], "Kafka's default"
             else:
@@ -112,7 +113,9 @@ def topic_of_spec(spec: TopicSpec, ctx) -> dict:
     from ..kafka import manifest_rf
     profile = ctx.profile
     data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
+    metadata = next((m for m in (data.get("metadata"), data.get("meta")) if isinstance(m, dict)),
+                    {})
     labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
     found: dict[str, Any] = {"name": spec.name, "format": spec.kind,
                              "file": spec.doc.source.name, "managed": spec.managed,

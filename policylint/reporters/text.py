@@ -33,7 +33,8 @@ _UNCHECKED = {
                          "pools needs them among the inputs; kafka-topics.sh output lists no "
                          "brokers), or its replication factor is a template placeholder"),
 }
-UNKNOWN_VALUE = ("subject", "a value it needs is an unknown value (a template placeholder)")
+UNKNOWN_VALUE = ("subject", "a value it reads is stated by no input (its cluster or a broker "
+                            "setting no input gives, or a template placeholder)")
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "dim": "2", "bold": "1"}
 
 
