@@ -386,3 +386,46 @@ def test_topicctl_labels_reach_the_subject(tmp_path, monkeypatch):
                            "  replicationFactor: 3\n"})
     monkeypatch.chdir(tmp_path)
     assert [f.file for f in lint(["."], select=["TEAM"]).findings] == ["u.yaml"]
+
+
+def test_variables_params_per_cluster_and_object_names(tmp_path, monkeypatch):
+    """ValidatingAdmissionPolicy's variables, parameters (a cluster's over the rule's) and
+    object/oldObject in diff mode."""
+    from conftest import git_commit
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM001
+    name: partition-limit
+    applies_to: topics
+    params: {max: 10}
+    cluster_params: {small: {max: 2}}
+    variables:
+      - name: count
+        expression: topic.partitions
+      - name: over
+        expression: variables.count > params.max
+    validations:
+      - expression: '!variables.over'
+        messageExpression: '"at most " + string(params.max) + " partitions, not " +
+          string(variables.count)'
+  - code: TEAM002
+    name: no-shrink
+    applies_to: changes
+    validations:
+      - expression: oldObject == null || object.partitions >= oldObject.partitions
+        message: partitions shrink
+""")
+    topic = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata:\n  name: {name}\n"
+             "  labels: {{strimzi.io/cluster: {cluster}}}\nspec: {{partitions: {n}, replicas: 1}}\n")
+    kafka = ("apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\nmetadata: {{name: {name}}}\n"
+             "spec:\n  kafka:\n    replicas: 1\n")
+    write_files(tmp_path, {"small/kafka.yaml": kafka.format(name="small"),
+                           "small/t.yaml": topic.format(name="a", cluster="small", n=5),
+                           "big/kafka.yaml": kafka.format(name="big"),
+                           "big/t.yaml": topic.format(name="b", cluster="big", n=5)})
+    git_commit(tmp_path, "base")
+    write_files(tmp_path, {"big/t.yaml": topic.format(name="b", cluster="big", n=4)})
+    monkeypatch.chdir(tmp_path)
+    found = sorted((f.rule, f.file, f.message) for f in
+                   lint(["."], select=["TEAM"], base="HEAD").findings)
+    assert found == [("TEAM001", "small/t.yaml", "topic a: at most 2 partitions, not 5"),
+                     ("TEAM002", "big/t.yaml", "topic b: partitions shrink")]

@@ -55,7 +55,8 @@ class _Check(NamedTuple):
 class CelRule(Rule):
     """A rule of the policy's ``cel_rules``: one instance per entry."""
 
-    def __init__(self, entry: dict, checks: list[_Check], matches: list[Any], source: str):
+    def __init__(self, entry: dict, checks: list[_Check], matches: list[Any], source: str,
+                 variables: list[tuple[str, Any]] = ()):
         self.code, self.name = entry["code"], entry["name"]
         self.severity = entry.get("severity", "error")
         self.applies_to = entry["applies_to"]
@@ -67,6 +68,10 @@ class CelRule(Rule):
         self.expressions = [v["expression"] for v in entry["validations"]]
         self.source = source
         self.checks, self.matches = checks, matches
+        self.variables = list(variables)
+        self.own = _has_own(entry)
+        self.params = entry.get("params") or {}
+        self.cluster_params = entry.get("cluster_params") or {}
         self.spent = 0.0
         # a snapshot topic's rf, partitions and assignment come from its partitions: the
         # audit leaves them out for a rule that reads none of them
@@ -117,7 +122,8 @@ class CelRule(Rule):
                 return
 
     def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any) -> list[Finding]:
-        activation = _activation(self.binds, bindings, ctx)
+        activation = self._own(bindings) if self.own else \
+            _activation(self.binds, bindings, ctx)
         for condition in self.matches:
             value, error = _evaluated(condition, activation)
             if error is not None:
@@ -148,6 +154,21 @@ class CelRule(Rule):
             where = at(check.field or self.field)
             found.append(self.finding(message, at=where, topic=topic, partition=partition))
         return found
+
+    def _own(self, bindings: dict) -> Any:
+        """The subject's activation with this rule's ``params`` (its cluster's over them) and
+        ``variables``, each evaluated once, in order (one may read those before it); one
+        that cannot be evaluated is left out, as a value no input states."""
+        env = _env(self.binds + ("variables", "params"))
+        cluster = bindings.get("cluster") or {}
+        params = {**self.params, **self.cluster_params.get(cluster.get("name"), {})}
+        values: dict = {}
+        for name, program in self.variables:
+            value, error = _evaluated(program, env.Activation(
+                {**bindings, "variables": values, "params": params}))
+            if error is None:
+                values[name] = value
+        return env.Activation({**bindings, "variables": values, "params": params})
 
     def _unchecked(self, error: str, at: Any, label: tuple, ctx: Any) -> list[Finding]:
         """A value no input states is unknown: the subject is counted, not judged; any
@@ -236,13 +257,18 @@ def _subjects(kind: str, target: Any, ctx: Any):
         cluster = _memo(ctx, subjects.cluster, ctx.profile)
         for change in ctx.changes or ():
             spec = change.after or change.before
-            yield ({"change": subjects.change(change, ctx), "cluster": cluster},
+            yield (_objects(subjects.change(change, ctx), cluster),
                    _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
         for spec in ctx.manifests if ctx.base is not None else ():
             before = ctx.base_manifest(spec.name)
             if before is not None:
-                yield ({"change": subjects.base_change(spec, before, ctx), "cluster": cluster},
+                yield (_objects(subjects.base_change(spec, before, ctx), cluster),
                        _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
+
+
+def _objects(change: dict, cluster: dict) -> dict:
+    return {"change": change, "object": change.get("after"),
+            "oldObject": change.get("before"), "cluster": cluster}
 
 
 def _memo(ctx: Any, build: Any, *args: Any) -> Any:
@@ -289,7 +315,9 @@ def _env(binds: tuple[str, ...]) -> Any:
         from cel_expr_python import cel
         from cel_expr_python.ext import ext_optional, ext_strings
         dyn = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
-        _ENVS[binds] = cel.NewEnv(variables=dict.fromkeys(binds, dyn),
+        nullable = ("object", "oldObject")  # null where there is none, as Kubernetes' are
+        _ENVS[binds] = cel.NewEnv(variables={b: cel.Type.DYN if b in nullable else dyn
+                                             for b in binds},
                                   extensions=[ext_optional.ExtOptional(),
                                               ext_strings.ExtStrings()])
     return _ENVS[binds]
@@ -334,7 +362,11 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
             raise CelError((i, "name"), f"{entry['name']} is the name of an earlier CEL rule")
         seen.update((entry["code"], entry["name"]))
         binds = KINDS[entry["applies_to"]][0]
-        env = _env(binds)
+        own = ("variables", "params") if _has_own(entry) else ()
+        env = _env(binds + own)
+        variables = [(v["name"], _compile(env, v["expression"], binds,
+                                          (i, "variables", j, "expression"), None))
+                     for j, v in enumerate(entry.get("variables") or ())]
         matches = [_compile(env, m["expression"], binds, (i, "matchConditions", j,
                                                           "expression"), bool)
                    for j, m in enumerate(entry.get("matchConditions") or ())]
@@ -346,8 +378,14 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
                             str) if "messageExpression" in v else None
             checks.append(_Check(program, v["expression"], v.get("message"), said,
                                  v.get("field")))
-        rules.append(CelRule(entry, checks, matches, source))
+        rules.append(CelRule(entry, checks, matches, source, variables))
     return rules
+
+
+def _has_own(entry: dict) -> bool:
+    """Whether a rule binds ``variables`` and ``params`` of its own (an activation per rule
+    and subject; the others share one per subject)."""
+    return bool(entry.get("variables") or entry.get("params") or entry.get("cluster_params"))
 
 
 def _rebuilt(entry: dict, source: str) -> CelRule:
@@ -363,7 +401,7 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
     _check_patterns(text, path)
     returned = program.return_type().name()
     wanted = "BOOL" if kind is bool else "STRING"
-    if returned not in (wanted, "DYN"):
+    if kind is not None and returned not in (wanted, "DYN"):
         raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")
     return program
 

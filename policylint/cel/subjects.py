@@ -21,7 +21,10 @@ Names (``NAMES`` is what the policy loader checks expressions against):
 - ``cluster``: ``name``, ``brokers`` (``id``, ``rack``), ``racks``, ``broker_count``,
   ``kafka_version``, ``config``
 - ``change`` (diff mode, Terraform plans): ``before`` and ``after`` (topic maps),
-  ``actions``
+  ``actions``; ``object`` and ``oldObject`` are its ``after`` and ``before`` (null where
+  there is none), as in a ValidatingAdmissionPolicy
+- ``variables`` (a rule's ``variables``, each evaluated once per subject) and ``params`` (a
+  rule's ``params``, with its ``cluster_params`` of the subject's cluster over them)
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ NAMES: dict[str, tuple[str, ...]] = {
     "entry": ("topic", "partition", "replicas", "before", "log_dirs"),
     "cluster": ("name", "brokers", "racks", "broker_count", "kafka_version", "config"),
     "change": ("before", "after", "actions"),
+    "object": TOPIC,  # diff mode as a ValidatingAdmissionPolicy names it: change.after ...
+    "oldObject": TOPIC,  # ... and change.before (null where the topic is new or deleted)
 }
 #: what each ``applies_to`` of a CEL rule binds, and the rule targets it checks
 KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -48,7 +53,7 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "partitions": (("partition", "topic", "cluster"), ("snapshot",)),
     "plan_entries": (("entry", "topic", "cluster"), ("plan",)),
     "clusters": (("cluster",), ("profile",)),
-    "changes": (("change", "cluster"), ("run",)),
+    "changes": (("change", "object", "oldObject", "cluster"), ("run",)),
 }
 
 
