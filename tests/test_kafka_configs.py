@@ -46,9 +46,10 @@ def test_removed_and_deprecated_keys():
 
 
 @pytest.mark.parametrize("wanted, release", [
-    (None, "4.3"), ("3.7.1", "3.7"), ("4.1.0", "4.1"), ("4.3.1", "4.3"), ("4.4.0", "4.3"),
+    (None, "4.4"), ("3.7.1", "3.7"), ("4.1.0", "4.1"), ("4.3.1", "4.3"), ("4.4.0", "4.4"),
+    ("4.5.0", "4.4"), ("5.0.0", "5.0"),
     ("2.8.0", "3.0"),
-    (3.9, "3.9"), ("3.9.0-IV1", "3.9"), ("latest", "4.3")])
+    (3.9, "3.9"), ("3.9.0-IV1", "3.9"), ("latest", "4.4")])
 def test_the_release_a_version_is_judged_by(wanted, release):
     assert kc.resolve(wanted) == release
 

@@ -209,9 +209,11 @@ def manifests(rng: random.Random) -> tuple[dict, list[dict]]:
 
 def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
     """(rule, topic, subjects): a topic's own finding (no subjects), or one finding of the
-    cluster (topic None) for every topic that inherits the value breaking the rule."""
+    cluster (topic None) when every topic that inherits the value breaks the rule; when only
+    some of them do, each of those keeps its own finding (RULES.md, one cause)."""
     own, inherited, defaults = set(), {}, kafka["spec"]["kafka"]["config"]
     brokers = kafka["spec"]["kafka"]["replicas"]
+    heirs = set()  # the topics that inherit the cluster's min.insync.replicas
     for topic in topics:
         name, spec = topic["metadata"]["name"], topic["spec"]
         if spec.get("replicas") == -1:
@@ -219,6 +221,8 @@ def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
         rf = spec.get("replicas", int(defaults.get("default.replication.factor", 1)))
         stated = (spec.get("config") or {}).get("min.insync.replicas")
         floor = int(stated or defaults.get("min.insync.replicas") or 1)
+        if not stated:
+            heirs.add(name)
         for code, broken, by_topic in (
                 ("PL301", floor > rf, stated), ("PL302", floor == rf > 1, stated),
                 ("PL303", rf >= 3 and floor < 2, stated),
@@ -228,6 +232,9 @@ def manifest_reference(kafka: dict, topics: list[dict]) -> set[tuple]:
                 own.add((code, name, ()))
             elif broken:
                 inherited.setdefault(code, set()).add(name)
+    for code in ("PL301", "PL302", "PL303"):  # the minISR some heirs meet: theirs to change
+        if code in inherited and inherited[code] != heirs:
+            own |= {(code, name, ()) for name in inherited.pop(code)}
     return own | {(code, None, tuple(sorted(names))) for code, names in inherited.items()}
 
 

@@ -84,12 +84,22 @@ def known_versions() -> list[str]:
     return sorted(_versions(), key=_key)
 
 
+#: releases announced, not out: judged only where an input names them (kafka_versions,
+#: --kafka-version), and what only they refuse is a warning that names them
+ANNOUNCED = frozenset({"5.0"})
+
+
+def newest() -> str:
+    """The newest release out."""
+    return [v for v in known_versions() if v not in ANNOUNCED][-1]
+
+
 @lru_cache(maxsize=256, typed=True)  # 4 and 4.0 are equal, and not the same version
 def resolve(version: Any) -> str:
     """The known release a Kafka version is judged by (``None``: the newest)."""
     known = known_versions()
     if not isinstance(version, (str, int, float)) or not re.search(r"\d", str(version)):
-        return known[-1]
+        return newest()
     wanted = _key(str(version))
     older = [v for v in known if _key(v) <= wanted]
     return older[-1] if older else known[0]
@@ -103,8 +113,14 @@ _CONSTRAINT = re.compile(r"\s*(>=|<=|>|<|==)?\s*([0-9]+(?:\.[0-9]+)?)\s*")
 @lru_cache(maxsize=64)
 def window(spec: str | None = None) -> tuple[str, ...]:
     """The known releases a cluster may run when no input says which: from 3.0 to the
-    newest, or those a policy's ``kafka_versions`` admits (">=3.7", ">=3.6,<4.0")."""
-    releases = [v for v in known_versions() if _key(v) >= _key(OLDEST)]
+    newest out, or those a policy's ``kafka_versions`` admits (">=3.7", ">=3.6,<4.0"; an
+    announced release only where it names one at or above it: ">=4.0,<=5.0", ">=5.0")."""
+    reaches = max((_key(m.group(2)) for part in (spec or "").split(",")
+                   if (m := _CONSTRAINT.fullmatch(part)) and m.group(1) in (None, "==", ">=",
+                                                                             "<=", ">")),
+                  default=None)
+    releases = [v for v in known_versions() if _key(v) >= _key(OLDEST) and (
+        v not in ANNOUNCED or (reaches is not None and reaches >= _key(v)))]
     for part in (spec or "").split(","):
         match = _CONSTRAINT.fullmatch(part)
         if not match:
@@ -114,7 +130,7 @@ def window(spec: str | None = None) -> tuple[str, ...]:
                 ">": lambda k: k > bound, "<": lambda k: k < bound,
                 "==": lambda k: k[:len(bound)] == bound}[op]
         releases = [v for v in releases if test(_key(v))]
-    return tuple(releases) or (known_versions()[-1],)
+    return tuple(releases) or (newest(),)
 
 
 def span(releases: tuple[str, ...] | list[str]) -> str:

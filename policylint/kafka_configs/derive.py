@@ -50,6 +50,21 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     # KIP-1196 coordinator buffers, KIP-1235 remote.log.metadata.topic.min.isr); no
     # topic-level config is added, removed or validated differently
     "4.3": ("4.2", {}),
+    # 4.4 (its upgrade guide published): KIP-1241's remote copy lag, how far a segment's copy
+    # to remote storage may trail (-1: follow the local retention; 0, the default: copy as
+    # soon as a segment rolls). LogConfig.validate refuses a positive lag above the
+    # effective local retention (PL607).
+    "4.4": ("4.3", {
+        "remote.copy.lag.ms": {"type": "long", "min": -1, "default": 0},
+        "remote.copy.lag.bytes": {"type": "long", "min": -1, "default": 0},
+    }),
+    # 5.0, announced (KIP-1030 part 2): higher minimums. In no window unless asked for
+    # (kafka_configs.ANNOUNCED): a value only it refuses is a warning that names it.
+    "5.0": ("4.4", {
+        "segment.ms": {"min": 60000},
+        "segment.index.bytes": {"min": 1024},
+        "max.compaction.lag.ms": {"min": 60000},
+    }),
 }
 # validators that are code, not data: their rules as Kafka states them
 KNOWN = {
@@ -254,7 +269,7 @@ def apply_deltas(versions: dict[str, dict]) -> None:
             if change is None:
                 specs.pop(key)
             else:
-                specs[key].update(change)
+                specs.setdefault(key, {}).update(change)
         versions[version] = specs
 
 

@@ -11,6 +11,9 @@ SYSTEM = "remote.log.storage.system.enable"
 COPY_DISABLE, DELETE_ON_DISABLE = "remote.log.copy.disable", "remote.log.delete.on.disable"
 # keys without which a topic's settings cannot be refused together
 INVOLVED = frozenset({"min.compaction.lag.ms", "max.compaction.lag.ms", REMOTE})
+# Kafka 4.4 (KIP-1241): how far the copy to remote storage may trail, per local retention
+COPY_LAG = {"local.retention.ms": "remote.copy.lag.ms",
+            "local.retention.bytes": "remote.copy.lag.bytes"}
 
 
 class RefusedConfigCombination(Rule):
@@ -127,3 +130,16 @@ def _problems(values: dict, release: str, profile):
             yield where, (f"{local}={value}{inherited} differs from {total}={limit} with "
                           f"{COPY_DISABLE}=true: Kafka refuses it (nothing more is copied to "
                           "remote storage)")
+    if not kafka_configs.at_least(release, "4.4"):
+        return
+    for local, total in LOCAL.items():  # KIP-1241: a copy may not lag past the local data
+        lag_key = COPY_LAG[local]
+        lag = values.get(lag_key)
+        if not isinstance(lag, int) or lag <= 0:
+            continue
+        value = values.get(local, kafka_configs.number(broker.get(LOCAL_DEFAULTS[local], -2)))
+        effective = kafka_configs.effective_retention(total, values, broker)[0] \
+            if value == -2 else value  # -2: the local retention follows the total one
+        if isinstance(effective, int) and effective >= 0 and lag > effective:
+            yield lag_key, (f"{lag_key}={lag} is larger than the local retention it may trail "
+                            f"({local} {effective}): Kafka {release} refuses it (KIP-1241)")

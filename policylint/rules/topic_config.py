@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..engine import ConfigEntry, TopicConfig, topic_config
+from .. import kafka_configs
 from ..kafka_configs import span
 from ..model import Finding, Snapshot
 
@@ -40,8 +41,11 @@ def release_said(entry: ConfigEntry) -> str:
 
 
 def on_some_releases(finding: Finding, entry: ConfigEntry) -> Finding:
-    """A finding whose verdict only some releases of the window give: a warning, never an
-    error (an error only where every release of the window refuses it)."""
-    if entry.only is not None and finding.severity == "error":
+    """A finding whose verdict only some releases of the window give, or only releases not
+    out yet: a warning, never an error (an error only where every release of the window
+    refuses it, and one is out)."""
+    given = entry.only[0] if entry.only is not None else (entry.release,)
+    if finding.severity == "error" and (entry.only is not None or
+                                        set(given) <= kafka_configs.ANNOUNCED):
         finding.severity = "warning"
     return finding

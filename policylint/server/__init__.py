@@ -223,7 +223,7 @@ def build() -> Any:
         if placed:
             spec, _, ctx = placed[0]
             return ctx.kafka_release(spec)
-        return kafka_configs.known_versions()[-1]
+        return kafka_configs.newest()
 
     return server
 
