@@ -6,6 +6,7 @@ when it is missing, and under ``make test`` the suite itself runs against the in
 
 import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -21,9 +22,27 @@ ROOT = Path(__file__).parents[1]
 SHIPPED = (("policylint", "policylint"), ("policies", "policylint/policies"))
 
 
-def build(out: Path, *args: str, epoch: str = "1700000000") -> None:
-    subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), *args, str(ROOT)],
+def build(out: Path, *args: str, epoch: str = "1700000000", source: Path = ROOT) -> None:
+    subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), *args, str(source)],
                    check=True, capture_output=True, env={**os.environ, "SOURCE_DATE_EPOCH": epoch})
+
+
+def checkout_copy(to: Path) -> Path:
+    """The files git would commit, as they are now (links kept): builds from it cannot see
+    an edit made while the suite runs."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source, target = ROOT / name, to / name
+        if not source.is_symlink() and not source.is_file():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target)
+    return to
 
 
 @pytest.fixture(scope="session")
@@ -79,8 +98,9 @@ def test_the_sdist_builds_the_wheel_the_tree_builds(dist, tmp_path):
 
 
 def test_the_build_is_reproducible(tmp_path):
-    build(tmp_path / "a")
-    build(tmp_path / "b")
+    source = checkout_copy(tmp_path / "src")
+    build(tmp_path / "a", source=source)
+    build(tmp_path / "b", source=source)
     for a in sorted((tmp_path / "a").iterdir()):
         assert a.read_bytes() == (tmp_path / "b" / a.name).read_bytes(), a.name
 
