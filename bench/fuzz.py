@@ -18,9 +18,11 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from hostile import case, check, interrupted  # noqa: E402
+from hostile import case, check, check_plan, check_server, interrupted, plan_case, \
+    server_case  # noqa: E402
 
-KINDS = ("documents", "policy", "cel", "command", "surface", "targets", "names", "interrupt")
+KINDS = ("documents", "policy", "cel", "command", "surface", "targets", "names", "plan",
+         "server", "interrupt")
 #: the interrupt family runs in processes of its own, at a second a case: one case in this
 #: many is one of it
 INTERRUPT_EVERY = 2000
@@ -51,6 +53,12 @@ def main() -> None:
         try:
             if kind == "interrupt":
                 problem = interrupted(random.Random(seed), root)
+            elif kind == "plan":
+                written, argv = plan_case(random.Random(seed))
+                problem = check_plan(root, written, argv, args.seconds)
+            elif kind == "server":
+                written, edits = server_case(random.Random(seed))
+                problem = check_server(root, written, edits, args.seconds)
             else:
                 written, argv = case(random.Random(seed), kind)
                 problem = check(root, written, argv, args.seconds)

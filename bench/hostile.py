@@ -665,7 +665,11 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
         if now - present or changed:
             return f"exit 2 but wrote {sorted(now - present) + changed}"
     asked = {a.split(":", 1)[-1].split("/")[0] for a in args if ":" in a} | \
-        {args[i + 1].split("/")[0] for i, a in enumerate(args[:-1]) if a == "--write-baseline"}
+        {args[i + 1].split("/")[0] for i, a in enumerate(args[:-1])
+         if a in ("--write-baseline", "-o")}
+    if args[:1] == ["plan"] and "-o" in args:  # its rollback and batches, beside the plan
+        stem = os.path.splitext(args[args.index("-o") + 1])[0] + "."
+        asked |= {n for n in os.listdir(root) if n.startswith(stem)}
     asked |= {os.path.basename(os.path.realpath(root / a)) for a in asked if a in links}
     if now - present - asked:
         return f"left files it was not asked for: {sorted(now - present - asked)}"
@@ -685,7 +689,9 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
 _VALUED = {"--format", "--fail-on", "--select", "--ignore", "--cluster", "--current",
            "--policy", "--report", "--max-file-size", "--base", "--baseline",
            "--write-baseline", "--reason", "--stdin-filename", "--exclude", "--kafka-version",
-           "--max-yaml-values", "-o", "--config"}
+           "--max-yaml-values", "-o", "--config", "--add", "--remove", "--replace", "--rf",
+           "--topics", "--max-moves-per-broker", "--batch-size", "--throttle", "--log-dirs",
+           "--brokers"}
 
 
 def _positional(args: list[str]) -> list[str]:
@@ -768,3 +774,225 @@ def _reads_back(old: bytes, new: bytes) -> bool:
         return True
     except Exception:
         return False
+
+
+# -- policylint plan: hostile snapshots, describe text, log dirs, flags and targets --------
+
+RACKS = ["a", "b", "c"]
+
+
+def snapshot_doc(rng: random.Random) -> dict:
+    """A cluster of 3 to 7 brokers (racks or not) and a few topics."""
+    n = rng.randrange(3, 8)
+    racked = rng.random() < 0.8
+    brokers = [{"id": b, **({"rack": RACKS[b % 3]} if racked else {})} for b in range(1, n + 1)]
+    topics = []
+    for t in range(rng.randrange(1, 5)):
+        rf = rng.choice([1, 2, 3, 3, n + 1])
+        parts = []
+        for p in range(rng.randrange(1, 6)):
+            replicas = rng.sample(range(1, n + 1), min(rf, n))
+            part = {"partition": p, "replicas": replicas,
+                    "isr": replicas if rng.random() < 0.8 else replicas[:1]}
+            if rng.random() < 0.05:
+                part["adding"] = [replicas[0]]
+            parts.append(part)
+        topics.append({"name": f"t{t}", "partitions": parts,
+                       **({"config": {"min.insync.replicas": str(rng.choice([1, 2, 3]))}}
+                          if rng.random() < 0.5 else {})})
+    return {"kind": "ClusterSnapshot", "version": 1, "cluster": "c", "brokers": brokers,
+            "topics": topics, **({"config": {"min.insync.replicas": "2"}}
+                                 if rng.random() < 0.5 else {})}
+
+
+def mutated(rng: random.Random, doc: dict) -> dict:
+    """A copy of a snapshot with a wrong value or two, somewhere."""
+    doc = json.loads(json.dumps(doc))
+    for _ in range(rng.randrange(1, 3)):
+        where = rng.choice(list(_dicts(doc)))
+        if where:
+            where[rng.choice(list(where))] = json.loads(rng.choice(
+                ['"x"', "-1", "null", "[]", "{}", "1e999", '"\\ud800"', "[1, 1]"]))
+    return doc
+
+
+def _dicts(value):
+    if isinstance(value, dict):
+        yield value
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _dicts(item)
+
+
+def describe_text(doc: dict) -> str:
+    """``kafka-topics.sh --describe`` output of a snapshot."""
+    lines = []
+    for topic in doc["topics"]:
+        lines.append(f"Topic: {topic['name']}\tTopicId: x\tPartitionCount: "
+                     f"{len(topic['partitions'])}\tReplicationFactor: 3\tConfigs: ")
+        for p in topic["partitions"]:
+            lines.append(f"\tTopic: {topic['name']}\tPartition: {p['partition']}\tLeader: "
+                         f"{p['replicas'][0] if p['replicas'] else -1}\tReplicas: "
+                         f"{','.join(map(str, p['replicas']))}\tIsr: "
+                         f"{','.join(map(str, p.get('isr') or []))}")
+    return "\n".join(lines) + "\n"
+
+
+def log_dirs_text(rng: random.Random, doc: dict) -> str:
+    brokers = [{"broker": b["id"], "logDirs": [{"logDir": "/d", "partitions": [
+        {"partition": f"{t['name']}-{p['partition']}", "size": rng.randrange(10**6),
+         "offsetLag": 0, "isFuture": False}
+        for t in doc["topics"] for p in t["partitions"]]}]} for b in doc["brokers"]
+        if isinstance(b, dict)]
+    text = "Querying brokers for log directories information\n" + json.dumps(
+        {"version": 1, "brokers": brokers}) + "\n"
+    return rng.choice([text, text[:rng.randrange(len(text))], '{"brokers": 3}\n', "\udc88\n"])
+
+
+def plan_case(rng: random.Random) -> tuple[dict, list[str]]:
+    """(files, command line) of one ``policylint plan`` case."""
+    doc = snapshot_doc(rng)
+    n = len(doc["brokers"])
+    written: dict = {}
+    roll = rng.random()
+    if roll < 0.7:
+        text = json.dumps(mutated(rng, doc) if rng.random() < 0.3 else doc, indent=1)
+        written["s.json"] = text if rng.random() < 0.9 else text[:rng.randrange(len(text))]
+        args = ["plan", "s.json"]
+    elif roll < 0.9:
+        written["d.txt"] = describe_text(doc)
+        args = ["plan", "d.txt", "--brokers", rng.choice(
+            [",".join(f"{b}:{RACKS[b % 3]}" for b in range(1, n + 1)), "1,2,3", "x", ""])]
+    else:
+        written["s.json"] = rng.choice(['{"kind": "ClusterSnapshot"}', "{", "", "\udc88",
+                                        '{"topics": "\\udc88"}'])
+        args = ["plan", "s.json"]
+    flags = [
+        lambda: ["--add", rng.choice([f"{n + 1}:a", f"{n + 1}:a,{n + 2}:b,{n + 3}:c", "1",
+                                      f"{n + 1}", "x:y", "-3:a"])],
+        lambda: ["--remove", rng.choice(["1", "1,2", str(n), "99", ",".join(
+            str(b) for b in range(1, n + 1))])],
+        lambda: ["--replace", rng.choice([f"1={n + 1}", f"1={n + 1}:b", "1=2", "99=100",
+                                          "1=x", "="])],
+        lambda: ["--rf", rng.choice(["t0=2", "t0=9", "nope=2", "t0=0", "t0"])],
+        lambda: ["--topics", rng.choice(["t*", "t0", "nomatch*", "[", ""])],
+        lambda: ["--repair"], lambda: ["--balance-bytes"], lambda: ["--allow-in-flight"],
+        lambda: ["--include-under-replicated"],
+        lambda: ["--max-moves-per-broker", rng.choice(["1", "3", "0", "-1", "x"])],
+        lambda: ["--batch-size", rng.choice(["1", "2", "0"])],
+        lambda: ["--throttle", rng.choice(["50M", "1", "fast", "0", "9" * 30])],
+        lambda: ["--log-dirs", "ld.txt"],
+    ]
+    for flag in rng.sample(flags, rng.randrange(len(flags) // 2)):
+        args += flag()
+    if "--log-dirs" in args:
+        written["ld.txt"] = log_dirs_text(rng, doc)
+    if rng.random() < 0.3:
+        written["policy.yaml"] = rng.choice(["allow: {rf_change: [t0]}\n", policy(rng)])
+        args += ["--policy", "policy.yaml"]
+    target = rng.choice([None, "out.json", "out.json", "NOTES.md", "missing/out.json", ".",
+                         "/dev/null"])
+    if target == "NOTES.md":
+        written["NOTES.md"] = "# ours\n"
+    if target is not None:
+        args += ["-o", target]
+    if rng.random() < 0.3:
+        written["out.batch-7.json"] = '{"version":1,"partitions":[]}\n'  # an earlier run's
+        args.append("--force")
+    return written, args
+
+
+def check_plan(root: Path, written: dict, args: list[str], seconds: int = 30) -> str | None:
+    """The contract of ``policylint plan``: that of every command (``check``), no stale
+    batch of an earlier run beside a plan it writes, and a plan it writes lints clean
+    against its snapshot."""
+    problem = check(root, written, args, seconds)
+    if problem or "-o" not in args:
+        return problem
+    out = root / args[args.index("-o") + 1]
+    if not out.is_file() or out.name != "out.json" or "s.json" not in written:
+        return None
+    if out.read_text() == (written.get("out.json") or ""):
+        return None
+    if (root / "out.batch-7.json").exists() and not (root / "out.batch-2.json").exists() \
+            and (root / "out.batch-7.json").read_text() == written.get("out.batch-7.json"):
+        return "left the batch of an earlier run beside the plan"
+    from policylint.linter import lint
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        result = lint(["out.json"], cluster="s.json", select=["PL"], baseline="",
+                      allow_rf_change="--rf" in args)
+    finally:
+        os.chdir(cwd)
+    errors = [f for f in result.findings if f.severity == "error" and not f.suppressed
+              and f.rule != "PL306" and not (f.rule == "PL110")]
+    if errors and "--policy" not in args:
+        return f"wrote a plan lint refuses: {errors[0].rule} {errors[0].message[:200]}"
+    return None
+
+
+# -- policylint server: hostile workspaces and edits ----------------------------------------
+
+def server_case(rng: random.Random) -> tuple[dict, list[tuple[str, str]]]:
+    """(workspace files, edits: (file, text) the editor sends) of one server case."""
+    written: dict = dict(files(rng))
+    doc = snapshot_doc(rng)
+    written["snap.json"] = json.dumps(doc)
+    if rng.random() < 0.3:
+        written["link.yaml"] = Special("link", rng.choice(["snap.json", "missing", "."]))
+    if rng.random() < 0.2:
+        written["fifo.yaml"] = Special("fifo")
+    if rng.random() < 0.2:
+        written["loop"] = Special("link", "loop")
+    if rng.random() < 0.3:
+        written[".policylint.yaml"] = rng.choice([policy(rng), cel_policy(rng), "{{"])
+    names = sorted(n for n in written if not isinstance(written[n], Special))
+    edits = [(rng.choice(names + ["new.yaml"]), rng.choice(
+        [manifest(rng), plan(rng), "", "\udc88", "{" * 600, describe_text(doc)]))
+        for _ in range(rng.randrange(1, 5))]
+    return written, edits
+
+
+def check_server(root: Path, written: dict, edits: list, seconds: int = 30) -> str | None:
+    """The server's contract: whatever the workspace holds and whatever is typed, each edit
+    is answered (findings, or a one-line message for a problem of the call itself), in
+    time, and the server goes on."""
+    from policylint.server.workspace import Workspace
+    for name, content in written.items():
+        path = root / name
+        if isinstance(content, Special):
+            content.make(path)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+
+    def alarm(*_):
+        raise Hang()
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        space = Workspace([str(root)])
+        space.scan()
+        for name, text in edits:
+            try:
+                space.lint(str(root / name), {str(root / name): text})
+            except Exception as exc:  # shown to the user as a message: a problem of the call
+                if type(exc).__name__ not in ("PolicyError", "InputError", "BaselineError",
+                                              "RegistryError"):
+                    return f"edit of {name}: {type(exc).__name__}: {str(exc)[:300]}"
+                if "\n" in str(exc).strip():
+                    return f"a message of more than one line: {str(exc)[:300]!r}"
+    except Hang:
+        return f"no answer within {seconds} s"
+    except BaseException as exc:
+        return f"exception {type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        os.chdir(cwd)
+    return None

@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
-from hostile import case, check, interrupted  # noqa: E402
+from hostile import case, check, check_plan, check_server, interrupted, plan_case, \
+    server_case  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", ["documents", "policy", "cel", "command", "surface",
@@ -28,3 +29,25 @@ def test_an_interrupted_write_leaves_every_file_old_or_whole(seed, tmp_path):
     (in a process of its own)."""
     import random
     assert interrupted(random.Random(seed), tmp_path) is None
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rng=st.randoms(use_true_random=False))
+def test_plan_keeps_the_contract(rng, tmp_path_factory):
+    """Hostile snapshots, describe text, --log-dirs output, flags and output targets: exit
+    0, 1 or 2 with a clear line, nothing written on error, no stale batch, and every plan
+    written lints clean against its snapshot."""
+    pytest.importorskip("ortools")
+    written, args = plan_case(rng)
+    assert check_plan(tmp_path_factory.mktemp("plan"), written, args) is None
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rng=st.randoms(use_true_random=False))
+def test_the_server_answers_every_edit_of_a_hostile_workspace(rng, tmp_path_factory):
+    """Snapshots, links, FIFOs, link loops, broken policies and any text typed: every edit
+    answered, the server goes on."""
+    written, edits = server_case(rng)
+    assert check_server(tmp_path_factory.mktemp("ws"), written, edits) is None
