@@ -224,9 +224,26 @@ def detect(data: Any) -> str | None:
             return found
     for module in door.shapes:
         kind = module.detect(data)
-        if kind:
+        if kind and _recognised(kind, data):
             return kind
     return None
+
+
+_TOP: dict[str, frozenset | None] = {}  # kind -> its schema's top-level keys (None: any)
+
+
+def _recognised(kind: str, data: dict) -> bool:
+    """Whether a document a format claims by its shape has mostly that format's top-level
+    keys: an in-house spec that also holds a ``topics:`` map is not kafka-gitops's."""
+    if kind not in _TOP:  # only a schema that refuses other keys would report them (PL101)
+        schema = format_of(kind).schema(kind)
+        properties = schema.get("properties")
+        _TOP[kind] = frozenset(properties) if isinstance(properties, dict) and \
+            schema.get("additionalProperties") is False else None
+    known = _TOP[kind]
+    if known is None or len(data) < 2:
+        return True
+    return sum(key in known for key in data) * 2 > len(data)
 
 
 def format_of(kind: str) -> ModuleType:
