@@ -183,3 +183,44 @@ def test_the_workspace_gives_what_lint_gives_for_every_file(folder, tmp_path, mo
                 {row for row in expected if row[0] == other.name}
         shown = mine | {row for o in others.values() for row in rows(o.result, o.name)}
         assert shown == expected, path
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "policylint", "server"]))
+async def configured(lsp_client: LanguageClient, workspace: Path):
+    """A client that sets policylint's settings at start, as ruff's users do."""
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 0, "ignore": ["PL209"]}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_settings_from_the_client_and_when_they_change(configured, workspace):
+    uri = _open(configured, workspace / "topics/orders.yaml", TOPIC)
+    codes = {d.code for d in await _diagnostics(configured, uri)}
+    assert "PL301" in codes and "PL209" not in codes  # ignore: PL209
+    configured.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"policylint": {"select": "PL209"}}))
+    codes = {d.code for d in await _diagnostics(configured, uri)}
+    assert codes == {"PL209"}
+
+
+@pytest.mark.asyncio
+async def test_outline_hover_on_codes_and_pull_diagnostics(client, workspace):
+    text = TOPIC.replace("  replicas: 1", "  # policylint: disable=PL209 a test topic\n"
+                                          "  replicas: 1")
+    uri = _open(client, workspace / "topics/orders.yaml", text)
+    pushed = await _diagnostics(client, uri)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert [(s.name, s.range.start.line) for s in symbols] == [("orders", 3)]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(8, 28)))
+    assert hover.contents.value.startswith("**PL209** `rf-below-minimum`")
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert [d.code for d in report.items] == [d.code for d in pushed]

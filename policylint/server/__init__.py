@@ -40,19 +40,32 @@ def build() -> Any:
                             text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     state: dict[str, Any] = {"workspace": None, "linted": {}, "pending": {},
                              "debounce": DEBOUNCE_MS / 1000, "shutdown": False,
-                             "elsewhere": {}}  # uri -> the other files it published for
+                             "elsewhere": {},  # uri -> the other files it published for
+                             "options": {}}  # the editor's settings, as lint's keywords
 
     def workspace() -> Workspace:
         if state["workspace"] is None:  # a client that sent no folders: the working one
-            state["workspace"] = Workspace([os.getcwd()])
+            state["workspace"] = Workspace([os.getcwd()], state["options"])
             state["workspace"].scan()
         return state["workspace"]
 
+    def configure(raw: Any) -> None:
+        """Settings as ruff's server takes them: ``initializationOptions``, or
+        ``workspace/didChangeConfiguration``'s ``{"policylint": {...}}``."""
+        state["options"], debounce = settings(raw)
+        if debounce is not None:
+            state["debounce"] = debounce
+        if state["workspace"] is not None:
+            state["workspace"].options = dict(state["options"])
+
     @server.feature(types.INITIALIZE)
     def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
-        options = params.initialization_options
-        if isinstance(options, dict) and isinstance(options.get("debounceMs"), (int, float)):
-            state["debounce"] = max(0, options["debounceMs"]) / 1000
+        configure(params.initialization_options)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def configuration(ls: LanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        configure(params.settings)
+        republish(ls)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: LanguageServer, params: Any) -> None:
@@ -70,7 +83,7 @@ def build() -> Any:
         roots = set(workspace().roots)
         roots -= {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
         roots |= {os.path.abspath(p) for f in params.event.added if (p := to_fs_path(f.uri))}
-        state["workspace"] = Workspace(sorted(roots))
+        state["workspace"] = Workspace(sorted(roots), state["options"])
         state["workspace"].scan()
         republish(ls)
 
@@ -78,7 +91,7 @@ def build() -> Any:
     def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
         folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] or \
             ([ls.workspace.root_path] if ls.workspace.root_path else [os.getcwd()])
-        state["workspace"] = Workspace([f for f in folders if f])
+        state["workspace"] = Workspace([f for f in folders if f], state["options"])
         state["workspace"].scan()
         watch = ls.client_capabilities.workspace
         watch = watch.did_change_watched_files if watch is not None else None
@@ -183,6 +196,12 @@ def build() -> Any:
         row = params.position.line
         if row >= len(lines):
             return None
+        code = config_help.code_at(lines[row].rstrip("\r\n"), params.position.character)
+        if code is not None:  # a suppression comment's code, a policy's rules: key
+            text = config_help.rule_hover(code.key, workspace().options.get("policy"))
+            return None if text is None else types.Hover(
+                contents=types.MarkupContent(types.MarkupKind.Markdown, text),
+                range=types.Range(types.Position(row, code.start), types.Position(row, code.end)))
         key = config_help.key_at(lines[row].rstrip("\r\n"), params.position.character)
         if key is None:
             return None
@@ -215,6 +234,31 @@ def build() -> Any:
                                  documentation=c.doc or None, insert_text=c.insert)
             for c in found])
 
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: LanguageServer, params: types.DocumentSymbolParams) -> list:
+        """One symbol per topic the file declares (the outline)."""
+        linted = current(ls, params.text_document.uri)
+        placed = getattr(linted.result, "placed", None) if linted else None
+        found = []
+        for spec, _, _ in placed or ():
+            if spec.doc is None or spec.doc.source.name != linted.name:
+                continue
+            doc, path = spec.where("name")
+            at = doc.locate(path) or (1, 1)
+            start = types.Position(at[0] - 1, max(at[1] - 1, 0))
+            found.append(types.DocumentSymbol(
+                name=spec.name, kind=types.SymbolKind.Object, detail=spec.kind,
+                range=types.Range(start, start), selection_range=types.Range(start, start)))
+        return found
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+        identifier="policylint", inter_file_dependencies=True, workspace_diagnostics=False))
+    def pull(ls: LanguageServer, params: types.DocumentDiagnosticParams) -> Any:
+        """Pull diagnostics: the same as those published."""
+        linted = current(ls, params.text_document.uri)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=diagnostics(linted, types) if linted else [])
+
     def release(ls: LanguageServer, uri: str) -> str:
         """The Kafka release a document's topics are judged by (its cluster's)."""
         from .. import kafka_configs
@@ -229,6 +273,30 @@ def build() -> Any:
 
 
 _SEVERITY = {"error": 1, "warning": 2, "note": 3}
+
+
+def settings(raw: Any) -> tuple[dict, float | None]:
+    """(``lint``'s keywords, the debounce in seconds or None) of the editor's settings:
+    ``policy`` (a file), ``select`` and ``ignore`` (codes, a list or comma-separated),
+    ``kafkaVersion``, ``baseline`` (a file; "" for none), ``debounceMs``. What is not of its
+    type is left out."""
+    if isinstance(raw, dict) and isinstance(raw.get("policylint"), dict):
+        raw = raw["policylint"]
+    if not isinstance(raw, dict):
+        return {}, None
+    options: dict = {}
+    for key, name in (("policy", "policy"), ("kafkaVersion", "kafka_version"),
+                      ("baseline", "baseline")):
+        if isinstance(raw.get(key), str):
+            options[name] = raw[key]
+    for key in ("select", "ignore"):
+        value = raw.get(key)
+        items = value.split(",") if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(i, str) for i in items):
+            options[key] = [i.strip() for i in items if i.strip()]
+    debounce = raw.get("debounceMs")
+    return options, (max(0, debounce) / 1000 if isinstance(debounce, (int, float))
+                     and not isinstance(debounce, bool) else None)
 
 
 def _column(text: str | None, column: int) -> int:

@@ -33,6 +33,38 @@ def key_at(line: str, column: int) -> Key | None:
     return Key(found.group(2), start, end) if start <= column <= end else None
 
 
+#: a rule's code where a line names one: a suppression comment, a policy's rules: key
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]{0,15}[0-9]{3}\b")
+
+
+def code_at(line: str, column: int) -> Key | None:
+    """The rule code written on ``line`` when ``column`` (0-based) is on it, in a
+    ``# policylint: disable=`` comment or as a key (a policy's ``rules:``)."""
+    for found in _CODE.finditer(line):
+        if found.start() <= column <= found.end() and (
+                "policylint:" in line[:found.start()] or
+                line[found.end():].lstrip().startswith(":")):
+            return Key(found.group(0), found.start(), found.end())
+    return None
+
+
+def rule_hover(code: str, policy: str | None = None) -> str | None:
+    """Markdown of a rule: its code, name, severity, summary and page."""
+    from ..registry import all_rules
+    rule = all_rules().get(code)
+    if rule is None:  # one of the policy's own (cel_rules)
+        from .. import policy as policies
+        try:
+            rule = policies.load(policy).find(code)
+        except Exception:  # a broken policy: its own message says so elsewhere
+            rule = None
+    if rule is None:
+        return None
+    url = rule.help_uri()
+    return (f"**{rule.code}** `{rule.name}` ({rule.severity})\n\n{rule.summary()}"
+            + (f"\n\n[{rule.code}]({url})" if url else ""))
+
+
 def _range(spec: dict) -> str:
     if "values" in spec:
         return "one of " + ", ".join(f"`{v}`" for v in spec["values"])

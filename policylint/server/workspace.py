@@ -25,8 +25,11 @@ class Linted(NamedTuple):
 
 
 class Workspace:
-    def __init__(self, roots: list[str]):
+    def __init__(self, roots: list[str], options: dict | None = None):
         self.roots = [os.path.abspath(r) for r in roots if os.path.isdir(r)]
+        #: the editor's settings, as ``lint``'s keywords (policy, select, ignore,
+        #: kafka_version, baseline): what ``policylint lint`` with those options gives
+        self.options = dict(options or {})
         self.parsed: dict = {}  # sources.read_before: every file read, while unchanged
         self.clusters: list[str] = []
         self.of_root: dict[str, list[str]] = {}  # each folder's own cluster files
@@ -78,7 +81,7 @@ class Workspace:
         texts = {os.path.abspath(p): t for p, t in texts.items()}
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
-            result = lint(paths)
+            result = lint(paths, **self.options)
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
