@@ -45,26 +45,9 @@ def snapshot(path: str, brokers: dict, assignment: dict) -> None:
 
 
 def lower_bound(before: dict, brokers: dict) -> int:
-    racks = sorted(set(brokers.values()) - {None})
-    k = len(racks)
-    total = sum(len(r) for r in before.values())
-    load = Counter(b for reps in before.values() for b in reps if b in brokers)
-    members: dict = {}
-    for b, r in brokers.items():
-        members.setdefault(r, []).append(b)
-    if k and all(len(r) >= k for r in before.values()):  # a replica in every rack
-        shares = {b: len(before) // len(members[r]) for r, m in members.items() for b in m}
-    else:
-        shares = dict.fromkeys(brokers, total // len(brokers))
-    deficit = sum(max(0, shares[b] - load[b]) for b in brokers)
-    must = 0
-    for reps in before.values():
-        here = [b for b in reps if b in brokers]
-        must += len(reps) - len(here)
-        if k:
-            must += max(0, min(len(reps), k) - len({brokers[b] for b in here}) -
-                        (len(reps) - len(here)))
-    return max(deficit, must)
+    """The planner's own bound (what its report prints), of these partitions."""
+    from policylint.planner.report import lower_bound as bound
+    return bound(list(before.values()), brokers)
 
 
 def judge(before: dict, after: dict, brokers: dict) -> dict:

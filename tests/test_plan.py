@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -402,3 +403,10 @@ def test_the_throttle_estimate_counts_the_busiest_sender_too(tmp_path):
     made = made._replace(before=[[1, 2], [1, 3], [1, 4]], after=[[1, 5], [1, 6], [1, 2]])
     sides = _sides(made, Batch(entries=[0, 1, 2]), [100, 100, 100])
     assert max(sides) == 300  # broker 1 sends 3 x 100; no broker receives more than 100
+
+
+def test_the_plan_says_its_lower_bound_and_its_gap(tmp_path):
+    done = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "p.json")
+    assert done.returncode == 0
+    assert re.search(r"at least [\d,]+ replica moves are needed \(a lower bound\); this plan "
+                     r"(makes no more|makes [\d,]+ more \(\d\.\d{3}x the bound\))", done.stderr)

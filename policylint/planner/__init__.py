@@ -47,6 +47,7 @@ class Made(NamedTuple):
     leaders_changed: int
     left: dict[str, int]  # partitions left as they are, by reason
     stuck: dict[int, str]  # partitions that could not be placed: why
+    balance: bool = True  # a balance goal (else: a repair, moving only what must move)
 
     def plan(self, which: str = "after", only: list[int] | None = None) -> dict:
         """The plan (or ``which="before"``: its rollback) in Kafka's JSON."""
@@ -168,7 +169,8 @@ def make(snapshot: Snapshot, request: Request) -> Made:
                 lists[i] = before[i]
     changed = [i for i, (a, b) in enumerate(zip(before, lists)) if a != b]
     leaders_changed = sum(1 for i in changed if lists[i][:1] != before[i][:1])
-    return Made(keys, before, lists, changed, brokers, leaders_changed, left, placed.stuck)
+    return Made(keys, before, lists, changed, brokers, leaders_changed, left, placed.stuck,
+                request.balance)
 
 
 def read_snapshot(path: str, brokers: dict[int, str | None] | None = None,

@@ -45,6 +45,13 @@ def text(made, what: str, sizes: list[int] | None, batches: list, throttle: int 
              f"{count(f['leaders_changed'], 'preferred leader')} change"
              + (f", {amount(f['bytes_moved'])} to copy" if sizes else
                 " (sizes unknown: give --log-dirs for the data to move)")]
+    bound = lower_bound(made.before, made.brokers, made.balance)
+    if f["replicas_moved"] or bound:
+        gap = f["replicas_moved"] - bound
+        lines.append(f"  at least {count(bound, 'replica move')} are needed (a lower bound); "
+                     + ("this plan makes no more" if gap <= 0 else
+                        f"this plan makes {gap:,} more ({f['replicas_moved'] / max(bound, 1):.3f}"
+                        "x the bound)"))
     before = _per_broker(made.before, sizes)
     after = _per_broker(made.after, sizes)
     brokers = sorted(set(made.brokers) | set(before[0]) - {b for b in before[0] if b < 0})
@@ -97,3 +104,31 @@ def _sides(made, batch, sizes) -> list[int]:
         if new and made.before[i]:
             sends[made.before[i][0]] += sizes[i] * len(new)
     return [*receives.values(), *sends.values()]
+
+
+def lower_bound(before: list[list[int]], brokers: dict[int, str | None],
+                balance: bool = True) -> int:
+    """Replica moves no plan of this goal can do with fewer: those that must leave brokers
+    the result may not use or racks the rule does not allow, and (balancing) the replicas
+    the brokers below their share must receive."""
+    racks = sorted(set(brokers.values()) - {None})
+    k = len(racks)
+    members: dict = {}
+    for b, r in brokers.items():
+        members.setdefault(r, []).append(b)
+    must = 0
+    for reps in before:
+        here = [b for b in reps if b in brokers]
+        must += len(reps) - len(here)
+        if k:
+            must += max(0, min(len(reps), k) - len({brokers[b] for b in here}) -
+                        (len(reps) - len(here)))
+    if not balance:
+        return must
+    load = Counter(b for reps in before for b in reps if b in brokers)
+    total = sum(len(r) for r in before)
+    if k and all(len(r) >= k for r in before):  # a replica in every rack
+        shares = {b: len(before) // len(members[r]) for r, m in members.items() for b in m}
+    else:
+        shares = dict.fromkeys(brokers, total // len(brokers))
+    return max(must, sum(max(0, shares[b] - load[b]) for b in brokers))
