@@ -605,6 +605,10 @@ def plan(
         False, "--include-under-replicated",
         help="Move under-replicated partitions too (PL305 warns of them)."),
     force: bool = typer.Option(False, "--force", help="Replace existing files."),
+    leaders_only: bool = typer.Option(
+        False, "--leaders-only",
+        help="Reorder preferred leaders only, no data moved: the plan, and the "
+             "kafka-leader-election.sh command (and file) that elects them."),
 ) -> None:
     """Write a reassignment plan (Kafka's JSON) from a snapshot: add, drain or replace
     brokers, rebalance, or repair, with the fewest moves; linted before it is written
@@ -630,19 +634,23 @@ def plan(
             rate = _size(throttle) if throttle else None
         except typer.BadParameter:
             _fail(f"--throttle takes a rate in bytes per second like 50M, not {throttle!r}")
+        goal = "preferred leaders only" if leaders_only else "repair" if repair else "balance"
         what = "; ".join(filter(None, [
             added and "add brokers " + ", ".join(map(str, added)),
             removed and "drain brokers " + ", ".join(map(str, sorted(removed))),
             replaced and ", ".join(f"replace {o} by {n}" for o, n in replaced.items()),
             rfs and ", ".join(f"RF of {t} to {n}" for t, n in rfs.items()),
-            "repair" if repair else "balance"])) + f" ({snapshot_file})"
+            goal])) + f" ({snapshot_file})"
         try:
             import ortools  # noqa: F401
         except ImportError:
             _fail("policylint plan needs OR-Tools: pip install 'policylint[plan]'")
         if balance_bytes and not log_dirs:
             _fail("--balance-bytes needs the partitions' sizes: give --log-dirs")
-        request = Request(add=added, remove=removed, replace=replaced,
+        if leaders_only and (added or removed or replaced or rfs or repair or balance_bytes):
+            _fail("--leaders-only moves no replica: give it without --add, --remove, "
+                  "--replace, --rf, --repair or --balance-bytes")
+        request = Request(add=added, remove=removed, replace=replaced, leaders_only=leaders_only,
                           racks={b: r for b, r in racks.items() if r is not None},
                           balance=not repair,
                           bytes_too=balance_bytes,

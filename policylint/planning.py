@@ -123,6 +123,10 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     elif output:
         files.append((output, plan))
         files.append((rollback or _beside(output, "rollback"), plan_json(made.plan("before"))))
+        if request.leaders_only:  # what kafka-leader-election.sh elects once it has run
+            files.append((_beside(output, "election"), json.dumps({"partitions": [
+                {"topic": made.keys[i][0], "partition": made.keys[i][1]}
+                for i in made.changed]}, separators=(",", ":")) + "\n"))
         if len(batches) > 1:
             for k, batch in enumerate(batches, 1):
                 files.append((_beside(output, f"batch-{k}"),
@@ -152,7 +156,8 @@ def _earlier(output: str | None, rollback: str | None) -> list[str]:
         return []
     stem, ext = os.path.splitext(_beside(output, "batch-0"))
     batches = glob.glob(glob.escape(stem[:-len("batch-0")]) + "batch-*" + glob.escape(ext))
-    return sorted({rollback or _beside(output, "rollback"), *batches})
+    return sorted({rollback or _beside(output, "rollback"), _beside(output, "election"),
+                   *batches})
 
 
 def _lint(plan: str, snapshot_path: str, snapshot, brokers: dict, policy: str | None,
@@ -214,6 +219,10 @@ def _how_to_run(made, batches, files, output, throttle) -> str:
             senders = {b for i in batches[k - 1].entries for b in made.before[i]}
             lines.append(f"      it sets leader/follower.replication.throttled.replicas on "
                          f"{len(configs)} topics and the rates on {len(senders)} brokers")
+    election = [path for path, _ in files if ".election" in path]
+    if election:  # the order is written; leadership moves when elected
+        lines.append(f"    kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type "
+                     f"PREFERRED --path-to-json-file {election[0]}   # no data moves")
     rollback = [path for path, _ in files if ".rollback" in path]
     if rollback:
         lines.append(f"  to roll back: the same with {rollback[0]}")

@@ -410,3 +410,23 @@ def test_the_plan_says_its_lower_bound_and_its_gap(tmp_path):
     assert done.returncode == 0
     assert re.search(r"at least [\d,]+ replica moves are needed \(a lower bound\); this plan "
                      r"(makes no more|makes [\d,]+ more \(\d\.\d{3}x the bound\))", done.stderr)
+
+
+def test_leaders_only_moves_no_data_and_says_how_to_elect(tmp_path):
+    """Every partition led by broker 1: the same replica sets, leaders spread over the
+    brokers, the election file and kafka-leader-election.sh's command."""
+    topics = {"t": [[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 3, 2]]}
+    done = cli_plan(tmp_path, "--leaders-only", "-o", "l.json", topics=topics)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads((tmp_path / "l.json").read_text())["partitions"]
+    assert all(sorted(e["replicas"]) == sorted(topics["t"][e["partition"]]) for e in plan)
+    leaders = Counter([e["replicas"][0] for e in plan] + [
+        r[0] for i, r in enumerate(topics["t"]) if i not in {e["partition"] for e in plan}])
+    assert max(leaders.values()) - min(leaders.get(b, 0) for b in (1, 2, 3)) <= 1
+    election = json.loads((tmp_path / "l.election.json").read_text())["partitions"]
+    assert sorted(e["partition"] for e in election) == sorted(e["partition"] for e in plan)
+    assert "kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type PREFERRED " \
+           "--path-to-json-file l.election.json" in done.stderr
+    assert "0 replicas move" in done.stderr
+    refused = cli_plan(tmp_path, "--leaders-only", "--add", "7:a")
+    assert refused.returncode == 2 and "--leaders-only moves no replica" in refused.stderr

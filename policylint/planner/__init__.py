@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..model import Snapshot, original_replicas, target_replicas
 from .leaders import order, skewed, spread_by_moves
-from .placement import Goal, place
+from .placement import Goal, Placement, place
 
 
 class Request(NamedTuple):
@@ -32,6 +32,7 @@ class Request(NamedTuple):
     sizes: dict[tuple[str, int], int] | None = None  # bytes of each partition
     in_flight: bool = False  # plan while reassignments are in flight (theirs stay as they are)
     under_replicated: bool = False  # move under-replicated partitions too
+    leaders_only: bool = False  # reorder preferred leaders only: no replica moves
 
 
 class PlanError(Exception):
@@ -151,7 +152,8 @@ def make(snapshot: Snapshot, request: Request) -> Made:
     sizes = [request.sizes.get(k, 0) for k in keys] if request.sizes else None
     goal = Goal(brokers, movable, rf, request.balance, request.rack_mode, sizes, closed,
                 bytes_too=request.bytes_too)
-    placed = place(before, goal)
+    placed = Placement([list(r) for r in before], {}) if request.leaders_only else \
+        place(before, goal)
     for pid in placed.stuck:  # left as it is, said why
         placed.lists[pid] = before[pid]
         movable[pid] = False
@@ -159,7 +161,8 @@ def make(snapshot: Snapshot, request: Request) -> Made:
         touched = {t for t, a, b in zip(topics, before, placed.lists) if a != b}
         movable = [ok and t in touched for ok, t in zip(movable, topics)]
     lists = order(placed.lists, topics, movable, brokers, first, request.balance)
-    spread_by_moves(lists, before, topics, movable, brokers, request.max_skew, closed)
+    if not request.leaders_only:
+        spread_by_moves(lists, before, topics, movable, brokers, request.max_skew, closed)
     stay = skewed(lists, before, topics, brokers, request.max_skew)
     if stay:  # a topic no plan spreads (what may not move leads it): left as it is
         why = "of topics whose leaders no plan can spread over racks (PL403)"
