@@ -605,6 +605,10 @@ def plan(
         False, "--include-under-replicated",
         help="Move under-replicated partitions too (PL305 warns of them)."),
     force: bool = typer.Option(False, "--force", help="Replace existing files."),
+    one_replica: bool = typer.Option(
+        False, "--one-replica-at-a-time",
+        help="Batches in which no partition gains more than one new replica (each batch "
+             "file sets the lists as that step leaves them)."),
     leaders_only: bool = typer.Option(
         False, "--leaders-only",
         help="Reorder preferred leaders only, no data moved: the plan, and the "
@@ -660,7 +664,7 @@ def plan(
             written = run_plan(snapshot_file, request, brokers=brokers, log_dirs=log_dirs,
                                policy=policy, output=output, rollback=rollback,
                                max_per_broker=max_moves, batch_size=batch_size,
-                               throttle=rate, what=what)
+                               throttle=rate, what=what, one_replica=one_replica)
         except PlanError as exc:
             _fail(str(exc))
     found = written.linted.findings if written.linted is not None else []

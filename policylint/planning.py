@@ -14,7 +14,7 @@ import tempfile
 from typing import NamedTuple
 
 from .planner import PlanError, Request, make, read_snapshot
-from .planner.batches import split, throttled
+from .planner.batches import one_at_a_time, split, throttled
 from .planner.report import text
 
 
@@ -83,7 +83,7 @@ def brokers_spec(text_: str) -> dict[int, str | None]:
 def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: str | None,
         policy: str | None, output: str | None, rollback: str | None,
         max_per_broker: int | None, batch_size: int | None, throttle: int | None,
-        what: str) -> Written:
+        what: str, one_replica: bool = False) -> Written:
     from . import policy as policies
     from .sources import start_of
     snapshot = read_snapshot(snapshot_path, brokers_spec(brokers) if brokers else None)
@@ -113,7 +113,8 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
                        _how_to_run(made, [], [], output, throttle), None, stale)
     linted = _lint(plan, snapshot_path, snapshot, made.brokers, policy, bool(request.rf),
                    output or "plan.json", request.in_flight)
-    batches = split(made, max_per_broker, batch_size, sizes)
+    batches = one_at_a_time(made, sizes) if one_replica else \
+        split(made, max_per_broker, batch_size, sizes)
     summary = text(made, what, sizes, batches, throttle)
     files: list[tuple[str, str]] = []
     if output and not _regular_target(output):  # /dev/stdout: nothing written beside it
@@ -130,7 +131,7 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
         if len(batches) > 1:
             for k, batch in enumerate(batches, 1):
                 files.append((_beside(output, f"batch-{k}"),
-                              plan_json(made.plan(only=batch.entries))))
+                              plan_json(made.plan(only=batch.entries, steps=batch.steps))))
     elif rollback:
         files.append((rollback, plan_json(made.plan("before"))))
     summary += _how_to_run(made, batches, files, output, throttle)

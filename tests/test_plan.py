@@ -430,3 +430,23 @@ def test_leaders_only_moves_no_data_and_says_how_to_elect(tmp_path):
     assert "0 replicas move" in done.stderr
     refused = cli_plan(tmp_path, "--leaders-only", "--add", "7:a")
     assert refused.returncode == 2 and "--leaders-only moves no replica" in refused.stderr
+
+
+def test_one_replica_at_a_time(tmp_path):
+    """Cruise Control #2359: no partition gains more than one new replica per batch, and
+    the last batch leaves each partition as the plan does."""
+    done = cli_plan(tmp_path, "--replace", "1=7:a", "--replace", "2=8:b", "-o", "p.json",
+                    "--one-replica-at-a-time")
+    assert done.returncode == 0, done.stderr
+    plan = {(e["topic"], e["partition"]): e["replicas"]
+            for e in json.loads((tmp_path / "p.json").read_text())["partitions"]}
+    state = {(t, i): r for t, ps in {f"t{i}": striped(list(SIX), 6, 3, i)
+                                      for i in range(6)}.items() for i, r in enumerate(ps)}
+    batches = sorted(tmp_path.glob("p.batch-*.json"), key=lambda p: int(p.stem.split("-")[-1]))
+    assert len(batches) == 2  # a partition of brokers 1 and 2 gains two
+    for batch in batches:
+        for e in json.loads(batch.read_text())["partitions"]:
+            key = (e["topic"], e["partition"])
+            assert len(set(e["replicas"]) - set(state[key])) <= 1
+            state[key] = e["replicas"]
+    assert all(state[key] == replicas for key, replicas in plan.items())

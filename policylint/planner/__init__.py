@@ -50,13 +50,16 @@ class Made(NamedTuple):
     stuck: dict[int, str]  # partitions that could not be placed: why
     balance: bool = True  # a balance goal (else: a repair, moving only what must move)
 
-    def plan(self, which: str = "after", only: list[int] | None = None) -> dict:
-        """The plan (or ``which="before"``: its rollback) in Kafka's JSON."""
+    def plan(self, which: str = "after", only: list[int] | None = None,
+             steps: dict[int, list[int]] | None = None) -> dict:
+        """The plan (or ``which="before"``: its rollback) in Kafka's JSON; ``steps``: the
+        lists a batch sets where they are not yet the plan's."""
         lists = self.after if which == "after" else self.before
+        steps = steps or {}
+        chosen = [(i, steps.get(i, lists[i])) for i in (self.changed if only is None else only)]
         return {"version": 1, "partitions": [
-            {"topic": self.keys[i][0], "partition": self.keys[i][1], "replicas": lists[i],
-             "log_dirs": ["any"] * len(lists[i])}
-            for i in (self.changed if only is None else only)]}
+            {"topic": self.keys[i][0], "partition": self.keys[i][1], "replicas": replicas,
+             "log_dirs": ["any"] * len(replicas)} for i, replicas in chosen]}
 
 
 def _min_isr(snapshot: Snapshot, topic) -> int:

@@ -18,6 +18,40 @@ class Batch:
     entries: list[int] = field(default_factory=list)  # partition indices of the plan
     inbound: Counter = field(default_factory=Counter)  # replicas each broker receives
     data: int = 0  # bytes that move (0 where sizes are unknown)
+    #: a partition's replicas as this batch leaves them, where that is not yet the plan's
+    #: (one replica at a time)
+    steps: dict[int, list[int]] = field(default_factory=dict)
+
+
+def one_at_a_time(made, sizes: list[int] | None) -> list[Batch]:
+    """Batches in which no partition gains more than one new replica: batch k makes the
+    k-th of each partition's new replicas (in the slot of one that leaves), the last batch
+    of a partition its final list (its leader order too)."""
+    batches: list[Batch] = []
+    for i in made.changed:
+        before, after = made.before[i], made.after[i]
+        arriving = [b for b in after if b not in before]
+        leaving = [b for b in before if b not in after]
+        current = list(before)
+        for k, broker in enumerate(arriving or [None]):
+            if broker is not None:
+                if leaving:
+                    current[current.index(leaving.pop(0))] = broker
+                else:
+                    current.append(broker)
+            last = k == max(len(arriving), 1) - 1
+            if last:  # the plan's own list: what is still to leave goes, the order is set
+                current = list(after)
+            while len(batches) <= k:
+                batches.append(Batch())
+            batch = batches[k]
+            batch.entries.append(i)
+            if not last:
+                batch.steps[i] = list(current)
+            if broker is not None:
+                batch.inbound[broker] += 1
+                batch.data += sizes[i] if sizes else 0
+    return batches
 
 
 def split(made, max_per_broker: int | None, batch_size: int | None,
