@@ -383,6 +383,10 @@ def _say_what_ran(result, policy: Optional[str], seconds: float, paths: list[str
     from .linter import placed
     for where in result.placed:
         _say(f"policylint: {placed(*where)}")
+    for s in result.unchecked_subjects:  # each one the summary counts, and what it needs
+        at = f"{s['file']}:{s['line']}: " if s["file"] else ""
+        topic = f"topic {s['topic']}: " if s["topic"] else ""
+        _say(f"policylint: unchecked: {at}{s['rule']} {topic}needs {s['needs'] or 'an input'}")
     _say(f"policylint: findings from {', '.join(ran) or 'no rule'}; {seconds:.2f} s")
 
 

@@ -71,6 +71,31 @@ class ConfigEntry(NamedTuple):
     only: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
+class Unchecked(Counter):
+    """Rule code -> how many subjects it could not check; and which (``subjects``): each
+    one's rule, where it is written, its topic, and the input that would let it be checked."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.subjects: list[tuple] = []
+
+    def add(self, code: str, at: Any = None, topic: str | None = None,
+            needs: str | None = None, n: int = 1) -> None:
+        self[code] += n
+        self.subjects.append((code, at, topic, needs))
+
+    def located(self) -> list[dict]:
+        """The subjects as the JSON output gives them, sorted."""
+        found = []
+        for code, at, topic, needs in self.subjects:
+            where = at[0].locate(at[1]) if at is not None else None
+            found.append({"rule": code, "file": at[0].source.name if at else None,
+                          "line": where[0] if where else None, "topic": topic,
+                          "needs": needs})
+        return sorted(found, key=lambda s: (s["file"] or "", s["line"] or 0, s["rule"],
+                                            s["topic"] or ""))
+
+
 class Context(Struct):
     """What rules may know besides their target: the cluster, the baselines, the policy."""
     policy: Policy = field(default_factory=Policy)
@@ -83,7 +108,7 @@ class Context(Struct):
     base: list[TopicSpec] | None = None  # diff mode: the manifests at the base ref
     base_ref: str | None = None
     changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
-    unchecked: Counter = field(default_factory=Counter)  # code -> subjects it could not check
+    unchecked: Unchecked = field(default_factory=Unchecked)  # code -> subjects not checked
     #: Finding.cause -> how many subjects inherit that value, broken or not: a cause is one
     #: finding at its source only when every one of them breaks the rule
     inheritors: Counter = field(default_factory=Counter)
@@ -387,6 +412,8 @@ class Result(Struct):
     baseline: dict[str, int] | None = None
     #: the files read, as shown (a report must not replace one of them)
     read: list[str] = field(default_factory=list)
+    #: each subject a rule could not check: rule, file, line, topic, the input it needs
+    unchecked_subjects: list[dict] = field(default_factory=list)
     #: (declaration, its group, its context) of each topic, for ``-v`` to say what it was
     #: judged against (``linter.placed``): said only when asked
     placed: list[tuple] = field(default_factory=list)
@@ -479,7 +506,9 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     # PL201 is always reported (the JSON contract); other rules when they skipped something
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
-                  [(rule, policy.severities[rule.code]) for rule in rules], skipped or [])
+                  [(rule, policy.severities[rule.code]) for rule in rules], skipped or [],
+                  unchecked_subjects=unchecked.located() if isinstance(unchecked, Unchecked)
+                  else [])
 
 
 class PlanFix:
@@ -573,7 +602,11 @@ def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Cou
     """The manifests a rule can judge: not those where a value it needs is unknown (counted
     under ``unchecked``)."""
     skip = {id(m) for m, fields in unknown if fields & rule.needs}
-    unchecked[rule.code] += len(skip)
+    for m, fields in unknown:
+        if id(m) in skip:
+            unchecked.add(rule.code, m.where("name"), m.name,
+                          f"a value for {', '.join(sorted(fields & rule.needs))} (a template "
+                          "placeholder: lint the rendered output)")
     return [m for m in manifests if id(m) not in skip] if skip else manifests
 
 

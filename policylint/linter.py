@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections import Counter
 from pathlib import Path
 
 from . import policy as policies
-from .engine import Context, Result, run, selected_rules
+from .engine import Context, Result, Unchecked, run, selected_rules
 from .registry import check_selectors
 from .sources import DEFAULT_MAX_FILE_SIZE, start_of
 from .sources.loader import place_base, read_inputs
@@ -68,7 +67,7 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     baseline = chosen.baseline if baseline is None else baseline
     if tree is not None:
         inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files)
-    unchecked: Counter = Counter()
+    unchecked = Unchecked()
     placed: list[tuple] = []
     if inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked["PL123"] += inputs.unplaced
@@ -83,7 +82,9 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         if base is not None:
             ctx.base, ctx.base_ref = group.base, base
         if group.label is not None:  # PL118, PL121: checked without their cluster
-            unchecked[group.unplaced_by] += len(group.manifests)
+            for spec in group.manifests:
+                unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
+                              f"its cluster {group.label} among the inputs")
         targets = group.targets()
         if judged is not None:
             targets = {kind: [t for t in items if t.doc is None or t.doc.source.name in judged]

@@ -57,7 +57,7 @@ def test_json_contract(repo):
                     "--format", "json")
     assert result.exit_code == 1
     out = json.loads(result.stdout)
-    assert set(out) == {"version", "tool", "findings", "summary"}
+    assert set(out) == {"version", "tool", "findings", "unchecked", "summary"}
     assert out["version"] == 1
     assert out["tool"] == {"name": "policylint", "version": __version__}
     assert set(out["summary"]) == {"files", "error", "warning", "note", "suppressed",

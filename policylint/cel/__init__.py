@@ -138,7 +138,8 @@ class CelRule(Rule):
                     found += self._unchecked(error, at, label, ctx)
                 elif not unknown:  # the subject counted once, whatever else is unknown
                     unknown = True
-                    ctx.unchecked[self.code] += 1
+                    ctx.unchecked.add(self.code, at(self.field), label[0],
+                                      f"a value it reads that no input states ({_short(error)})")
                 continue
             if value is True:
                 continue
@@ -174,7 +175,8 @@ class CelRule(Rule):
         """A value no input states is unknown: the subject is counted, not judged; any
         other evaluation error is a note of the rule's own."""
         if _unknown(error):
-            ctx.unchecked[self.code] += 1
+            ctx.unchecked.add(self.code, at(self.field), label[0],
+                              f"a value it reads that no input states ({_short(error)})")
             return []
         topic, partition, name = label
         return [Finding(self.code, self.name, "note",

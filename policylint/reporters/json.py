@@ -35,6 +35,7 @@ def render(result, **_) -> str:
              "url": urls.get(f.rule), "fix": fix_of(f),
              **dict(zip(("end_line", "end_column"), f.end() or (None, None)))}
             for f in result.findings],
+        "unchecked": result.unchecked_subjects,
         "summary": {"files": result.files, **counts, "unchecked": result.unchecked,
                     "skipped": [{"file": name, "reason": why} for name, why in result.skipped],
                     "fixable": sum(1 for f in result.findings if f.fix and not f.suppressed),

@@ -63,7 +63,12 @@ class MinIsrRule(Rule):
         rf, min_isr = ctx.declared(topic)
         if rf.value is None or min_isr.value is None:
             if self._could_break(rf.value, min_isr.value, options):
-                ctx.unchecked[self.code] += 1
+                missing = " and ".join(n for n, v in (("replication factor", rf.value),
+                                                      ("min.insync.replicas", min_isr.value))
+                                       if v is None)
+                ctx.unchecked.add(self.code, topic.where("name"), topic.name,
+                                  f"its {missing}, left to its cluster: the cluster's "
+                                  "resource or snapshot (--cluster)")
             return
         cause = (self.code,) + min_isr.cause if min_isr.cause is not None else None
         if cause is not None:

@@ -75,7 +75,9 @@ class RfBelowMinimum(Rule):
         else:
             rf = ctx.declared(target)[0]
             if rf.value is None:
-                ctx.unchecked[self.code] += 1
+                ctx.unchecked.add(self.code, target.where("name"), target.name,
+                                  "its replication factor, left to its cluster's "
+                                  "default.replication.factor: the cluster (--cluster)")
             elif rf.value < floor:
                 if rf.cause is None:  # the topic's own
                     yield self._finding(f"topic {target.name}", rf.value, options, rf.at,
