@@ -67,6 +67,12 @@ class Policy(Struct):
     exclude: list[str] = field(default_factory=list)  # .gitignore patterns walks leave out
     #: the policy's own rules (``cel_rules``: ``policylint.cel.CelRule``), compiled
     custom_rules: list[Rule] = field(default_factory=list)
+    #: the managed platform the clusters run on (PL609), and per cluster name
+    platform: str | None = None
+    platforms: dict[str, str] = field(default_factory=dict)
+
+    def platform_of(self, cluster: str | None) -> str | None:
+        return self.platforms.get(cluster or "", self.platform)
 
     def find(self, key: str) -> Rule | None:
         """A rule by code or name: the policy's own, else an installed one."""
@@ -300,6 +306,15 @@ def _merge(policy: Policy, data: dict, name: str, doc: Document | None) -> None:
         _fail_on(Schema(schema).errors(settings, ("rules", key)), name, doc)
         policy.rules[rule.code] = {**policy.rules.get(rule.code, {}), **settings}
     policy.clusters.update(data.get("clusters") or {})
+    from . import platforms
+    for where, value in [(("platform",), data.get("platform"))] + \
+            [(("platforms", c), v) for c, v in (data.get("platforms") or {}).items()]:
+        if value is not None and value not in platforms.names():
+            _fail(name, doc, where, f"unknown platform {value!r} (known: "
+                  f"{', '.join(platforms.names())})")
+    if "platform" in data:
+        policy.platform = data["platform"]
+    policy.platforms.update(data.get("platforms") or {})
     policy.exclude += data.get("exclude") or []
     if "kafka_version" in data:
         policy.kafka_version = str(data["kafka_version"])
