@@ -42,9 +42,9 @@ demo: $(LINT)
 	@$(MAKE) --no-print-directory $(STAMP)
 	@echo '$$ policylint lint examples/team-rules    # a team'"'"'s own rules, in CEL, in its policy'
 	@cd examples/team-rules && ../../$(BIN)/policylint lint . --select TEAM || true
-	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --remove 6 -o .demo/drain-6.json --force'
+	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --add 7:eu-1a,8:eu-1b,9:eu-1c -o .demo/expand.json --force'
 	@mkdir -p .demo
-	@$(BIN)/policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --remove 6 -o .demo/drain-6.json --force
+	@$(BIN)/policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --add 7:eu-1a,8:eu-1b,9:eu-1c -o .demo/expand.json --force
 	@echo '# a live cluster: a local broker started, captured, and a plan linted against it'
 	@$(BIN)/python examples/live/demo.py
 	@echo '$$ policylint audit examples/fleet/snapshots --output .demo/fleet --report .demo/fleet-report.html'

@@ -109,9 +109,10 @@ class CelRule(Rule):
     def check(self, target: Any, ctx: Any, options: dict) -> Any:
         if self.spent > BUDGET_SECONDS:
             return
-        for bindings, at, label in _subjects(self.applies_to, target, ctx):
+        for bindings, at, label, shared in _subjects_of(self.applies_to, target, ctx):
             started = time.perf_counter()
-            found = self._judge(bindings, at, label, ctx)
+            found = self._judge(bindings, at, label, ctx,
+                                self._own(bindings) if self.own else shared)
             self.spent += time.perf_counter() - started
             yield from found
             if self.spent > BUDGET_SECONDS:
@@ -121,9 +122,8 @@ class CelRule(Rule):
                               at(self.field))
                 return
 
-    def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any) -> list[Finding]:
-        activation = self._own(bindings) if self.own else \
-            _activation(self.binds, bindings, ctx)
+    def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any,
+               activation: Any) -> list[Finding]:
         for condition in self.matches:
             value, error = _evaluated(condition, activation)
             if error is not None:
@@ -208,13 +208,16 @@ def _short(error: str) -> str:
     return error.split(": ", 1)[-1].strip()[:200]
 
 
-def _activation(binds: tuple[str, ...], bindings: dict, ctx: Any) -> Any:
-    """One activation per subject, shared by the rules of the run that read it."""
+def _subjects_of(kind: str, target: Any, ctx: Any) -> list[tuple]:
+    """The subjects of a target for the rules of one ``applies_to``: (bindings, where,
+    label, activation), built once per run and target for all those rules."""
     cache = ctx._views.setdefault("cel", {})
-    key = (binds, *map(id, bindings.values()))
-    found = cache.get(key)
-    if found is None:  # the maps are kept with it: their ids stay theirs
-        found = cache[key] = (bindings, _env(binds).Activation(bindings))
+    found = cache.get((kind, id(target)))
+    if found is None:  # the target is kept with them: its id stays its own
+        binds = KINDS[kind][0]
+        found = cache[(kind, id(target))] = (target, [
+            (bindings, at, label, _env(binds).Activation(bindings))
+            for bindings, at, label in _subjects(kind, target, ctx)])
     return found[1]
 
 
