@@ -919,10 +919,23 @@ def check_plan(root: Path, written: dict, args: list[str], seconds: int = 30) ->
             and (root / "out.batch-7.json").read_text() == written.get("out.batch-7.json"):
         return "left the batch of an earlier run beside the plan"
     from policylint.linter import lint
+    # the cluster as it will be: the brokers --add and --replace bring in, with their racks
+    snapshot = json.loads(written["s.json"])
+    joining = [item for flag, value in zip(args, args[1:]) if flag in ("--add", "--replace")
+               for item in value.split(",")]
+    known = {b["id"]: b.get("rack") for b in snapshot["brokers"]}
+    for item in joining:
+        new = item.split("=")[-1]
+        broker, _, rack = new.partition(":")
+        old = item.split("=")[0] if "=" in item else None
+        rack = rack or (known.get(int(old)) if old and old.isdigit() else None)
+        if broker.isdigit() and int(broker) not in known:
+            snapshot["brokers"].append({"id": int(broker), **({"rack": rack} if rack else {})})
+    (root / "future.json").write_text(json.dumps(snapshot))
     cwd = os.getcwd()
     os.chdir(root)
     try:
-        result = lint(["out.json"], cluster="s.json", select=["PL"], baseline="",
+        result = lint(["out.json"], cluster="future.json", select=["PL"], baseline="",
                       allow_rf_change="--rf" in args)
     finally:
         os.chdir(cwd)

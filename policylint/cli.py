@@ -671,18 +671,14 @@ def plan(
                                throttle=rate, what=what, one_replica=one_replica)
         except PlanError as exc:
             _fail(str(exc))
+    from .reporters import render
     found = written.linted.findings if written.linted is not None else []
-    if found:
-        from .reporters import render
-        refused = any(f.severity == "error" for f in found)
-        if refused:
-            sys.stderr.write(written.summary)
+    if any(f.severity == "error" for f in found):
+        sys.stderr.write(written.summary)
         sys.stderr.write("policylint: the plan (as it would be written) breaks the policy; "
-                         "nothing written:\n" if refused else
-                         "policylint: what lint warns of in the plan:\n")
+                         "nothing written:\n")
         sys.stderr.write(render("concise", written.linted, quiet=True))
-        if refused:
-            raise typer.Exit(1)
+        raise typer.Exit(1)
     from .writes import check_targets, write_all
     # the files of an earlier run of the same -o that this one does not write (its batches)
     # go, so that no old batch is left to be run; refused before anything is written
@@ -699,6 +695,9 @@ def plan(
             sys.stdout.flush()
     except OSError as exc:
         _fail(f"{exc.filename or output or 'standard output'}: {exc.strerror or exc}")
+    if found:  # written: what lint warns of in it (an exit 2 above says one line only)
+        sys.stderr.write("policylint: what lint warns of in the plan:\n")
+        sys.stderr.write(render("concise", written.linted, quiet=True))
     sys.stderr.write(written.summary)
 
 
