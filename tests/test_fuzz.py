@@ -51,3 +51,13 @@ def test_the_server_answers_every_edit_of_a_hostile_workspace(rng, tmp_path_fact
     answered, the server goes on."""
     written, edits = server_case(rng)
     assert check_server(tmp_path_factory.mktemp("ws"), written, edits) is None
+
+
+@pytest.mark.parametrize("seed", [7004788, 7008199, 7011448, 7019503])
+def test_the_plan_campaigns_finds_stay_fixed(seed, tmp_path):
+    """Seeds of the campaign that broke the contract: warnings printed before a write that
+    then failed (exit 2 of more than one line); plans onto brokers that join."""
+    import random
+    pytest.importorskip("ortools")
+    written, args = plan_case(random.Random(seed))
+    assert check_plan(tmp_path, written, args) is None
