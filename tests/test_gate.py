@@ -163,3 +163,40 @@ def test_an_exemption_past_its_date_is_not_honoured_in_lint_or_diff_mode(pull_re
     done = subprocess.run([sys.executable, "-m", "policylint", "lint", "kafka", "--format",
                            "json"], cwd=pull_request, capture_output=True, text=True)
     assert "PL209" in errors_of(json.loads(done.stdout)["findings"])
+
+
+def test_an_expired_exemption_is_honoured_by_no_path(tmp_path, monkeypatch):
+    """One function decides (policy.Exemption.active): lint, diff mode, the editor's
+    workspace and the audit report the finding an expired exemption once covered."""
+    from typer.testing import CliRunner
+
+    from policylint.cli import app
+    from policylint.linter import lint
+    from policylint.server.workspace import Workspace
+    snapshot = json.dumps({"kind": "ClusterSnapshot", "version": 1, "cluster": "c",
+                           "brokers": [{"id": 1}, {"id": 2}],
+                           "topics": [{"name": "t", "partitions": [
+                               {"partition": 0, "replicas": [1, 1], "isr": [1]}]}]})
+    policy = ('exemptions:\n  - {rule: PL112, topics: ["t"], reason: "until the fix",'
+              ' expires: 2001-01-01}\n')
+    write_files(tmp_path, {".policylint.yaml": policy, "fleet/snap.json": snapshot})
+    git_commit(tmp_path, "main")
+    monkeypatch.chdir(tmp_path)
+
+    def reported(findings):
+        return [f for f in findings if f.rule == "PL112" and not f.suppressed]
+    assert reported(lint(["fleet"]).findings)
+    assert reported(lint(["fleet"], base="HEAD").findings)
+    space = Workspace([str(tmp_path)])
+    space.scan()
+    path = str(tmp_path / "fleet/snap.json")
+    assert reported(space.lint(path, {path: snapshot})[0].result.findings)
+    done = CliRunner().invoke(app, ["audit", "fleet", "--output", "out", "--format", "json",
+                                    "--engine", "local"])
+    assert done.exit_code == 0, done.output
+    rows = [json.loads(line) for p in (tmp_path / "out" / "findings").rglob("*.json")
+            for line in p.read_text().splitlines()]
+    assert any(r["rule"] == "PL112" and not r["suppressed"] for r in rows)
+    # and a live exemption is honoured by each of them
+    (tmp_path / ".policylint.yaml").write_text(policy.replace("2001-01-01", "2999-01-01"))
+    assert not reported(lint(["fleet"]).findings)
