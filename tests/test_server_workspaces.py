@@ -224,3 +224,37 @@ async def test_outline_hover_on_codes_and_pull_diagnostics(client, workspace):
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [d.code for d in report.items] == [d.code for d in pushed]
+
+
+def test_completion_where_editors_ask_for_it():
+    """An auto-indented empty line after a block's last key is in the block; the keys
+    offered are those the block has not written (another topic's do not count); Terraform
+    and JSON get their own syntax; what is typed is replaced."""
+    from policylint.server import help as config_help
+    text = ["apiVersion: kafka.strimzi.io/v1beta2", "kind: KafkaTopic",
+            "metadata: {name: a}", "spec:", "  config:", "    retention.ms: 1", "    ",
+            "---", "kind: KafkaTopic", "spec:", "  config:", "    segment.bytes: 1", ""]
+    assert config_help.in_config(text, 6) and not config_help.in_config(text, 3)
+    assert config_help.written(text, 6) == {"retention.ms"}  # not segment.bytes
+    offered = {c.label for c in config_help.keys("4.1", config_help.written(text, 6))}
+    assert "segment.bytes" in offered and "retention.ms" not in offered
+    assert config_help.keys("4.1", set(), "hcl")[0].insert.endswith('" = ')
+    assert config_help.keys("4.1", set(), "json")[0].insert.endswith('": ')
+    assert config_help.typed('    "segm', 9) == 4
+    tf = ['resource "kafka_topic" "t" {', '  config = {', '    "retention.ms" = "1"', "",
+          "  }", "}"]
+    assert config_help.in_config(tf, 3)
+
+
+@pytest.mark.asyncio
+async def test_completion_items_replace_what_is_typed(client, workspace):
+    text = TOPIC.replace("  replicas: 1", "  replicas: 3\n  config:\n    retention.ms: 1\n"
+                                          "    segm")
+    uri = _open(client, workspace / "topics/orders.yaml", text)
+    await _diagnostics(client, uri)
+    found = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(12, 8)))
+    item = next(i for i in found.items if i.label == "segment.bytes")
+    assert item.text_edit.new_text == "segment.bytes: "
+    assert (item.text_edit.range.start.character, item.text_edit.range.end.character) == (4, 8)
+    assert "retention.ms" not in {i.label for i in found.items}

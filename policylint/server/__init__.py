@@ -225,13 +225,18 @@ def build() -> Any:
             found = config_help.values(key, version)
             kind = types.CompletionItemKind.Value
         elif config_help.in_config(lines, row):
-            found = config_help.keys(version, config_help.written(lines))
+            style = config_help.syntax(to_fs_path(params.text_document.uri) or "")
+            found = config_help.keys(version, config_help.written(lines, row), style)
             kind = types.CompletionItemKind.Property
         else:
             return None
+        column = min(params.position.character, len(line))
+        replaced = types.Range(types.Position(row, config_help.typed(line, column)),
+                               types.Position(row, column))
         return types.CompletionList(is_incomplete=False, items=[
             types.CompletionItem(label=c.label, kind=kind, detail=c.detail,
-                                 documentation=c.doc or None, insert_text=c.insert)
+                                 documentation=c.doc or None, filter_text=c.label,
+                                 text_edit=types.TextEdit(range=replaced, new_text=c.insert))
             for c in found])
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

@@ -98,26 +98,64 @@ def hover(key: str, release: str) -> str | None:
     return "\n".join(line for line in lines if line is not None).strip()
 
 
-def in_config(lines: list[str], row: int) -> bool:
-    """Whether line ``row`` is inside a topic's config block (indented under ``config:``,
-    Terraform's ``config = {``)."""
-    indent = len(lines[row]) - len(lines[row].lstrip()) if lines[row].strip() else None
+def config_block(lines: list[str], row: int) -> int | None:
+    """The line of the ``config:`` (Terraform's ``config = {``) whose block line ``row`` is
+    in, or None. An empty line is as deep as the editor indented it, else as the line
+    before it (the next key of the block)."""
+    line = lines[row]
+    indent = len(line) - len(line.lstrip()) if line.strip() or line else None
     for up in range(row - 1, -1, -1):
         text = lines[up]
         if not text.strip() or text.lstrip().startswith("#"):
             continue
         own = len(text) - len(text.lstrip())
-        if indent is None:
-            indent = own + 1  # an empty line: as deep as what it follows, or deeper
+        if indent is None:  # an empty line: the block's first key, or the next one
+            found = _CONFIG.match(text)
+            if found is not None:
+                return up if found.group(3) != "spec" else None
+            indent = own
         if own < indent:
             found = _CONFIG.match(text)
-            return found is not None and found.group(3) != "spec"
-    return False
+            return up if found is not None and found.group(3) != "spec" else None
+    return None
 
 
-def written(lines: list[str]) -> set[str]:
-    """The config keys the text writes."""
-    return {m.group(2) for m in map(_KEY.match, lines) if m}
+def in_config(lines: list[str], row: int) -> bool:
+    """Whether line ``row`` is inside a topic's config block."""
+    return config_block(lines, row) is not None
+
+
+def written(lines: list[str], row: int | None = None) -> set[str]:
+    """The config keys written in the block of line ``row`` (the whole text: None)."""
+    if row is None:
+        return {m.group(2) for m in map(_KEY.match, lines) if m}
+    start = config_block(lines, row)
+    if start is None:
+        return set()
+    base = len(lines[start]) - len(lines[start].lstrip())
+    keys = set()
+    for text in lines[start + 1:]:
+        if text.strip() and len(text) - len(text.lstrip()) <= base:
+            break  # the block ends
+        found = _KEY.match(text)
+        if found:
+            keys.add(found.group(2))
+    return keys
+
+
+#: how a config key is written, by the file's syntax
+_STYLE = {"yaml": "{key}: ", "hcl": '"{key}" = ', "json": '"{key}": '}
+#: what is being typed before the cursor: the part of a key the completion replaces
+_TYPED = re.compile(r"""["']?[a-z0-9._]*$""")
+
+
+def syntax(path: str) -> str:
+    return "hcl" if path.endswith(".tf") else "json" if path.endswith(".json") else "yaml"
+
+
+def typed(line: str, column: int) -> int:
+    """Where what is being typed at ``column`` starts (0-based)."""
+    return column - len(_TYPED.search(line[:column]).group(0))
 
 
 class Completion(NamedTuple):
@@ -127,11 +165,11 @@ class Completion(NamedTuple):
     insert: str
 
 
-def keys(release: str, written: set[str]) -> list[Completion]:
-    """The topic config keys of ``release`` not already written."""
+def keys(release: str, written: set[str], style: str = "yaml") -> list[Completion]:
+    """The topic config keys of ``release`` not already written, as the syntax writes them."""
     table = kafka_configs.table(release)
     return [Completion(key, f"{spec['type']}, default {spec.get('default')}",
-                       DOCS.get(key, ""), f"{key}: ")
+                       DOCS.get(key, ""), _STYLE[style].format(key=key))
             for key, spec in sorted(table.items())
             if key not in written and not spec.get("deprecated")]
 
