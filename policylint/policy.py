@@ -32,7 +32,10 @@ _SETTINGS = {"severity": {"enum": ["error", "warning", "note"]}, "enabled": {"ty
 
 
 class PolicyError(Exception):
-    pass
+    """A policy that cannot be used: one line (what a key says is shown escaped)."""
+
+    def __init__(self, message: str):
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in message))
 
 
 class Exemption(Struct):

@@ -61,3 +61,10 @@ def test_the_plan_campaigns_finds_stay_fixed(seed, tmp_path):
     pytest.importorskip("ortools")
     written, args = plan_case(random.Random(seed))
     assert check_plan(tmp_path, written, args) is None
+
+
+def test_the_server_campaigns_find_stays_fixed(tmp_path):
+    """Seed 9085121: a policy key holding a line break made a policy error of two lines."""
+    import random
+    written, edits = server_case(random.Random(9085121))
+    assert check_server(tmp_path, written, edits) is None

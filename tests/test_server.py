@@ -52,6 +52,7 @@ async def client(lsp_client: LanguageClient, workspace: Path):
         root_uri=workspace.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
         initialization_options={"debounceMs": 0}))
+    _counted(lsp_client)
     yield
     await lsp_client.shutdown_session()
 
@@ -64,13 +65,31 @@ def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> st
     return uri
 
 
-async def _diagnostics(client: LanguageClient, uri: str) -> list:
-    """The next diagnostics published for ``uri`` (those of other files are skipped: a lint
-    publishes for every file of the folder with findings)."""
-    while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri:
-            return params.diagnostics
+def _counted(client: LanguageClient) -> LanguageClient:
+    """The client, counting the diagnostics published for each file (an empty list comes
+    as the one empty tuple: what it holds cannot tell one publication from the next)."""
+    client.published = {}
+    handle = client.protocol._handle_notification
+
+    def counting(method, params):
+        if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            client.published[params.uri] = client.published.get(params.uri, 0) + 1
+        return handle(method, params)
+    client.protocol._handle_notification = counting
+    return client
+
+
+def _diagnostics(client: LanguageClient, uri: str):
+    """The next diagnostics published for ``uri``, whatever else is published meanwhile (a
+    lint publishes for every file of the folder with findings), to await. The count is
+    read now, when the call is made (right after what was sent), not when a task starts."""
+    seen = client.published.get(uri, 0)
+
+    async def published():
+        while client.published.get(uri, 0) == seen:
+            await asyncio.sleep(0.005)
+        return client.diagnostics[uri]
+    return asyncio.wait_for(published(), timeout=120)
 
 
 @pytest.mark.asyncio

@@ -119,7 +119,8 @@ def build() -> Any:
             linted = Linted(path, document.source, None)
         state["linted"][uri] = (document.version, linted)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, version=document.version, diagnostics=diagnostics(linted, types)))
+            uri=uri, version=document.version,
+            diagnostics=diagnostics(linted, types, related(ls))))
         # the findings of the folder's other files, open or not (as ruff's workspace
         # diagnostics): a cluster's finding that names this file's topic is there; a file
         # whose findings went is cleared
@@ -127,7 +128,7 @@ def build() -> Any:
         for other in sorted(set(shown) | state["elsewhere"].get(uri, set())):
             if other != uri:
                 ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=other, diagnostics=diagnostics(shown[other], types)
+                    uri=other, diagnostics=diagnostics(shown[other], types, related(ls))
                     if other in shown else []))
         state["elsewhere"][uri] = set(shown) - {uri}
 
@@ -262,7 +263,7 @@ def build() -> Any:
         """Pull diagnostics: the same as those published."""
         linted = current(ls, params.text_document.uri)
         return types.RelatedFullDocumentDiagnosticReport(
-            items=diagnostics(linted, types) if linted else [])
+            items=diagnostics(linted, types, related(ls)) if linted else [])
 
     def release(ls: LanguageServer, uri: str) -> str:
         """The Kafka release a document's topics are judged by (its cluster's)."""
@@ -312,7 +313,14 @@ def _column(text: str | None, column: int) -> int:
     return len(head.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def diagnostics(linted: Linted, types: Any) -> list:
+def related(ls: Any) -> bool:
+    """Whether the client takes ``relatedInformation`` (LSP: only where it says so)."""
+    documents = ls.client_capabilities.text_document
+    published = documents.publish_diagnostics if documents is not None else None
+    return bool(published is not None and published.related_information)
+
+
+def diagnostics(linted: Linted, types: Any, with_related: bool = True) -> list:
     """The unsuppressed findings of the file, as LSP diagnostics: located from start to
     end, the rule's code linked to its page."""
     if linted.result is None:
@@ -339,7 +347,8 @@ def diagnostics(linted: Linted, types: Any) -> list:
             range=types.Range(start, stop), message=f.message, source="policylint",
             severity=types.DiagnosticSeverity(_SEVERITY.get(f.severity, 3)), code=f.rule,
             code_description=types.CodeDescription(href=href) if href else None,
-            related_information=related or None, data={"finding": i}))
+            related_information=related if related and with_related else None,
+            data={"finding": i}))
     return sorted(out, key=lambda d: (d.range.start.line, d.range.start.character))
 
 
