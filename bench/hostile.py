@@ -589,6 +589,18 @@ class Hang(Exception):
     pass
 
 
+def materialize(root: Path, written: dict) -> None:
+    """A case's files under ``root``: text, bytes, or a Special (a FIFO, a link...)."""
+    for name, content in written.items():
+        path = root / name
+        if isinstance(content, Special):
+            content.make(path)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+
+
 def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str | None:
     """Runs one case in ``root`` (in this process); what broke the contract, or None."""
     import contextlib
@@ -599,14 +611,7 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
     from policylint.cli import run
     written = dict(written)
     stream = written.pop("<stdin>", None) or io.TextIOWrapper(io.BytesIO(b""))
-    for name, content in written.items():
-        path = root / name
-        if isinstance(content, Special):
-            content.make(path)
-        elif isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+    materialize(root, written)
     links = {name for name in os.listdir(root) if os.path.islink(root / name)}
     present = set(os.listdir(root))
     before = {name: (root / name).read_bytes() for name in os.listdir(root)
@@ -973,14 +978,7 @@ def check_server(root: Path, written: dict, edits: list, seconds: int = 30) -> s
     is answered (findings, or a one-line message for a problem of the call itself), in
     time, and the server goes on."""
     from policylint.server.workspace import Workspace
-    for name, content in written.items():
-        path = root / name
-        if isinstance(content, Special):
-            content.make(path)
-        elif isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+    materialize(root, written)
 
     def alarm(*_):
         raise Hang()

@@ -16,6 +16,9 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
+from lsp_helpers import counted as _counted, diagnostics as _diagnostics  # noqa: E402
+from lsp_helpers import open_document as _open  # noqa: E402
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 WORKSPACE: Path | None = None
 
@@ -55,41 +58,6 @@ async def client(lsp_client: LanguageClient, workspace: Path):
     _counted(lsp_client)
     yield
     await lsp_client.shutdown_session()
-
-
-def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
-    uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=version,
-                                             text=text)))
-    return uri
-
-
-def _counted(client: LanguageClient) -> LanguageClient:
-    """The client, counting the diagnostics published for each file (an empty list comes
-    as the one empty tuple: what it holds cannot tell one publication from the next)."""
-    client.published = {}
-    handle = client.protocol._handle_notification
-
-    def counting(method, params):
-        if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
-            client.published[params.uri] = client.published.get(params.uri, 0) + 1
-        return handle(method, params)
-    client.protocol._handle_notification = counting
-    return client
-
-
-def _diagnostics(client: LanguageClient, uri: str):
-    """The next diagnostics published for ``uri``, whatever else is published meanwhile (a
-    lint publishes for every file of the folder with findings), to await. The count is
-    read now, when the call is made (right after what was sent), not when a task starts."""
-    seen = client.published.get(uri, 0)
-
-    async def published():
-        while client.published.get(uri, 0) == seen:
-            await asyncio.sleep(0.005)
-        return client.diagnostics[uri]
-    return asyncio.wait_for(published(), timeout=120)
 
 
 @pytest.mark.asyncio
