@@ -50,7 +50,7 @@ def workspace(tmp_path_factory) -> Path:
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "policylint", "server"]))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(types.InitializeParams(
+    lsp_client.answered = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=types.ClientCapabilities(),
         root_uri=workspace.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
@@ -194,3 +194,47 @@ async def test_hostile_unsaved_text_never_stops_the_server(client, workspace):
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0)))
     assert hover is None or hover.contents  # still answering
+
+
+@pytest.mark.asyncio
+async def test_workspace_pull_diagnostics_cover_files_not_open(client, workspace):
+    """workspace/diagnostic: every file policylint reads, open or not, with what lint
+    gives it; an open file's report carries its version and its unsaved text's findings."""
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    by_uri = {item.uri: item for item in report.items}
+    orders = (workspace / "topics/orders.yaml").as_uri()
+    assert (workspace / "kafka.yaml").as_uri() in by_uri  # read, not open
+    assert {"PL301", "PL601"} <= {d.code for d in by_uri[orders].items}
+    assert by_uri[orders].version is None
+    uri = _open(client, workspace / "topics/orders.yaml",
+                TOPIC.replace("min.insync.replicas: 4", "min.insync.replicas: 2"), version=5)
+    await _diagnostics(client, uri)
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    [item] = [i for i in report.items if i.uri == orders]
+    assert item.version == 5 and "PL301" not in {d.code for d in item.items}
+
+
+@pytest.mark.asyncio
+async def test_commands_fix_all_and_print_debug_information(client, workspace):
+    """The commands the server lists (as ruff's: applyAutofix, printDebugInformation)."""
+    listed = client.answered.capabilities.execute_command_provider.commands
+    assert sorted(listed) == ["policylint.applyAutofix", "policylint.printDebugInformation"]
+    applied = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams):
+        applied.append(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC, version=9)
+    await _diagnostics(client, uri)
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="policylint.applyAutofix", arguments=[{"uri": uri, "version": 9}]))
+    [edit] = applied
+    assert [e.new_text for e in edit.changes[uri]] == [  # every fix, as lint --fix
+        "    min.insync.replicas: 2\n    retention.ms: 1000\n"]
+    text = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="policylint.printDebugInformation", arguments=[]))
+    assert text.startswith("policylint ") and "debounce 0 ms" in text
+    assert f"folder {workspace}: clusters {workspace / 'kafka.yaml'}" in text

@@ -150,14 +150,24 @@ def _cli(root: Path) -> set:
             if f.rule != "PL102" and not f.suppressed}
 
 
-@pytest.mark.parametrize("folder", ["gitops", "two-clusters", "clean", "platform",
-                                    "team-rules"])
-def test_the_workspace_gives_what_lint_gives_for_every_file(folder, tmp_path, monkeypatch):
-    """For each file of an example repository opened in the editor, unchanged: the findings
-    the server has for it, and for the other files, are those of policylint lint FOLDER."""
+#: the example repositories, the corpus of real repositories' shapes, and (where this
+#: checkout sits beside it) the public files that corpus was written from
+REPOSITORIES = [EXAMPLES / name for name in ("gitops", "two-clusters", "clean", "platform",
+                                             "team-rules")] + \
+    [Path(__file__).parent / "realworld", Path(__file__).parents[2] / "shared/realworld"]
+
+
+@pytest.mark.parametrize("repository", REPOSITORIES, ids=lambda p: p.name)
+def test_the_workspace_gives_what_lint_gives_for_every_file(repository, tmp_path,
+                                                            monkeypatch):
+    """For each file of a repository opened in the editor, unchanged: the findings the
+    server has for it, and for the other files, are those of policylint lint FOLDER; and
+    workspace pull diagnostics give every file the same."""
     from policylint.server.workspace import Workspace
-    root = tmp_path / folder
-    shutil.copytree(EXAMPLES / folder, root)
+    if not repository.is_dir():
+        pytest.skip(f"{repository} is not beside this checkout")
+    root = tmp_path / repository.name
+    shutil.copytree(repository, root, symlinks=True)
     monkeypatch.chdir(tmp_path)
     expected = _cli(root)
     space = Workspace([str(root)])
@@ -174,6 +184,9 @@ def test_the_workspace_gives_what_lint_gives_for_every_file(folder, tmp_path, mo
                 {row for row in expected if row[0] == other.name}
         shown = mine | {row for o in others.values() for row in rows(o.result, o.name)}
         assert shown == expected, path
+    pulled = {row for linted in space.lint_all({}).values()
+              for row in rows(linted.result, linted.name)}
+    assert pulled == expected
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(

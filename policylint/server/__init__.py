@@ -24,6 +24,9 @@ from .workspace import Linted, Workspace, edit
 DEBOUNCE_MS = 150
 #: the code action kind of "fix all", namespaced so that fix-on-save can name it alone
 FIX_ALL = "source.fixAll.policylint"
+#: the commands the server runs (``workspace/executeCommand``), named as ruff's are
+APPLY_AUTOFIX = "policylint.applyAutofix"
+DEBUG_INFORMATION = "policylint.printDebugInformation"
 
 
 def serve() -> None:
@@ -102,13 +105,17 @@ def build() -> Any:
                     register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
                         types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,tf}")]))]))
 
+    def open_texts(ls: LanguageServer) -> dict[str, str]:
+        """The editor's unsaved text of each open file, by path."""
+        return {p: d.source for u, d in list(ls.workspace.text_documents.items())
+                if (p := to_fs_path(u))}
+
     def publish(ls: LanguageServer, uri: str) -> None:
         document = ls.workspace.get_text_document(uri)
         path = to_fs_path(uri)
         if path is None:
             return
-        texts = {p: d.source for u, d in list(ls.workspace.text_documents.items())
-                 if (p := to_fs_path(u))}
+        texts = open_texts(ls)
         texts[path] = document.source
         others: dict = {}
         try:
@@ -258,12 +265,54 @@ def build() -> Any:
         return found
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
-        identifier="policylint", inter_file_dependencies=True, workspace_diagnostics=False))
+        identifier="policylint", inter_file_dependencies=True, workspace_diagnostics=True))
     def pull(ls: LanguageServer, params: types.DocumentDiagnosticParams) -> Any:
         """Pull diagnostics: the same as those published."""
         linted = current(ls, params.text_document.uri)
         return types.RelatedFullDocumentDiagnosticReport(
             items=diagnostics(linted, types, related(ls)) if linted else [])
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    def pull_all(ls: LanguageServer, params: types.WorkspaceDiagnosticParams) -> Any:
+        """Workspace pull diagnostics: every file policylint reads in every folder, open or
+        not, with what ``policylint lint FOLDER`` gives it."""
+        items = []
+        for path, linted in sorted(workspace().lint_all(open_texts(ls)).items()):
+            uri = Path(path).as_uri()
+            document = ls.workspace.text_documents.get(uri)
+            items.append(types.WorkspaceFullDocumentDiagnosticReport(
+                uri=uri, version=document.version if document else None,
+                items=diagnostics(linted, types, related(ls))))
+        return types.WorkspaceDiagnosticReport(items=items)
+
+    @server.command(APPLY_AUTOFIX)
+    def apply_autofix(ls, *arguments):  # unannotated: pygls spreads the arguments
+        """Every fix of the documents named (``{"uri": ...}`` each, as ruff's
+        ``ruff.applyAutofix`` takes them), applied by the editor (``workspace/applyEdit``)."""
+        for argument in arguments:
+            uri = argument.get("uri") if isinstance(argument, dict) else argument
+            linted = current(ls, uri) if isinstance(uri, str) else None
+            if linted is None or linted.result is None:
+                continue
+            fixed = fix_all(linted, uri, types)
+            if fixed is not None:
+                ls.workspace_apply_edit(types.ApplyWorkspaceEditParams(
+                    edit=fixed, label="policylint: fix all"))
+
+    @server.command(DEBUG_INFORMATION)
+    def debug_information(ls, *arguments):
+        """What the server runs with (as ``ruff.printDebugInformation``): shown in the
+        editor's log and returned."""
+        space = workspace()
+        text = "\n".join([
+            f"policylint {__version__}, Python {sys.version.split()[0]}",
+            f"settings: {space.options or 'defaults'}; debounce "
+            f"{round(state['debounce'] * 1000)} ms",
+            *(f"folder {root}: clusters {', '.join(space.of_root.get(root, [])) or 'none'}"
+              for root in space.roots),
+            f"open documents: {len(ls.workspace.text_documents)}"])
+        ls.window_log_message(types.LogMessageParams(types.MessageType.Info, text))
+        return text
 
     def release(ls: LanguageServer, uri: str) -> str:
         """The Kafka release a document's topics are judged by (its cluster's)."""
@@ -365,24 +414,33 @@ def code_actions(linted: Linted, params: Any, types: Any) -> list:
     findings = linted.result.findings
     uri = params.text_document.uri
     actions = []
-    fixable = [f for f in findings if f.fix is not None and not f.suppressed
-               and f.file == linted.name]
     for diagnostic in params.context.diagnostics:
         finding = _finding_of(diagnostic, findings, linted.name)
         if finding is None:
             continue
         if finding.fix is not None:
             actions += _action(f"Fix {finding.rule}: {finding.message[:60]}",
-                               fixes.apply([finding], write=False), linted, uri, types,
-                               types.CodeActionKind.QuickFix, [diagnostic])
+                               _edit(fixes.apply([finding], write=False), linted, uri, types),
+                               types.CodeActionKind.QuickFix, [diagnostic], types)
         actions += _action(f"Suppress {finding.rule} on this line",
-                           fixes.add_noqa([finding], "", write=False), linted, uri, types,
-                           types.CodeActionKind.QuickFix, [diagnostic])
-    if fixable:
-        actions += _action(f"Fix all policylint findings ({len(fixable)})",
-                           fixes.apply(fixable, write=False), linted, uri, types,
-                           FIX_ALL, None)
+                           _edit(fixes.add_noqa([finding], "", write=False), linted, uri, types),
+                           types.CodeActionKind.QuickFix, [diagnostic], types)
+    fixable = _fixable(linted)
+    actions += _action(f"Fix all policylint findings ({len(fixable)})",
+                       fix_all(linted, uri, types), FIX_ALL, None, types)
     return actions
+
+
+def _fixable(linted: Linted) -> list:
+    return [f for f in linted.result.findings if f.fix is not None and not f.suppressed
+            and f.file == linted.name]
+
+
+def fix_all(linted: Linted, uri: str, types: Any) -> Any:
+    """The edit that applies every fix of the file's findings (None: nothing to fix)."""
+    from .. import fixes
+    fixable = _fixable(linted)
+    return _edit(fixes.apply(fixable, write=False), linted, uri, types) if fixable else None
 
 
 def _finding_of(diagnostic: Any, findings: list, name: str) -> Any:
@@ -397,15 +455,19 @@ def _finding_of(diagnostic: Any, findings: list, name: str) -> Any:
                  and (f.line or 1) - 1 == diagnostic.range.start.line), None)
 
 
-def _action(title: str, outcomes: list, linted: Linted, uri: str, types: Any, kind: Any,
-            diagnostics_: list | None) -> list:
+def _edit(outcomes: list, linted: Linted, uri: str, types: Any) -> Any:
+    """The outcomes of a fix as one WorkspaceEdit of the file (None: it changes nothing)."""
     texts = [o.text for o in outcomes if o.text is not None and o.file == linted.name]
     if not texts or texts[0] == linted.text:
-        return []
+        return None
     change = edit(linted.text, texts[0])
     text_edit = types.TextEdit(range=types.Range(types.Position(change.start, 0),
                                                  types.Position(change.end, 0)),
                                new_text=change.text)
-    return [types.CodeAction(title=title, kind=kind, diagnostics=diagnostics_,
-                             edit=types.WorkspaceEdit(changes={uri: [text_edit]}))]
+    return types.WorkspaceEdit(changes={uri: [text_edit]})
 
+
+def _action(title: str, change: Any, kind: Any, diagnostics_: list | None,
+            types: Any) -> list:
+    return [] if change is None else [types.CodeAction(
+        title=title, kind=kind, diagnostics=diagnostics_, edit=change)]

@@ -79,6 +79,27 @@ class Workspace:
         else:
             paths = [path] + [c for c in self.clusters if c != path and os.path.exists(c)]
         texts = {os.path.abspath(p): t for p, t in texts.items()}
+        result = self._run(paths, texts)
+        known = name in result.read or any(f.rule == "PL100" and f.file == name
+                                           for f in result.findings)
+        others = _by_file(result, texts, {f.file for f in result.findings
+                                          if f.file and f.file != name})
+        return Linted(name, texts.get(path, ""), result if known else None), others
+
+    def lint_all(self, texts: dict[str, str]) -> dict[str, Linted]:
+        """Every file policylint reads in the workspace, each folder linted whole as
+        ``policylint lint FOLDER`` lints it (workspace diagnostics): path -> its findings."""
+        texts = {os.path.abspath(p): t for p, t in texts.items()}
+        found: dict[str, Linted] = {}
+        for root in self.roots:
+            result = self._run([root], texts)
+            found.update(_by_file(result, texts, set(result.read) |
+                                  {f.file for f in result.findings if f.file}))
+        return found
+
+    def _run(self, paths: list[str], texts: dict[str, str]):
+        """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
+        files on disk, and the files read before and unchanged not parsed again."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             result = lint(paths, **self.options)
@@ -86,17 +107,21 @@ class Workspace:
             unsaved.reset(held)
             read_before.reset(cached)
         result.findings = [f for f in result.findings if f.rule != "PL102"]
-        known = name in result.read or any(f.rule == "PL100" and f.file == name
-                                           for f in result.findings)
-        others: dict[str, Linted] = {}
-        for other in sorted({f.file for f in result.findings if f.file and f.file != name}):
-            full = os.path.abspath(other)
-            try:
-                text = texts.get(full) or open(full, encoding="utf-8", errors="replace").read()
-            except OSError:
-                continue
-            others[full] = Linted(other, text, result)
-        return Linted(name, texts.get(path, ""), result if known else None), others
+        return result
+
+
+def _by_file(result, texts: dict[str, str], names: set[str]) -> dict[str, Linted]:
+    """The run's findings for each of the files ``names`` (as findings name them), by
+    absolute path; the editor's text of each, else the file's."""
+    found = {}
+    for name in sorted(names):
+        full = os.path.abspath(name)
+        try:
+            text = texts.get(full) or open(full, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        found[full] = Linted(name, text, result)
+    return found
 
 
 class Edit(NamedTuple):
