@@ -28,6 +28,7 @@ def profile(name: str) -> dict[str, Any]:
     return yaml.safe_load(pkgutil.get_data(__package__, f"{name}.yaml"))
 
 
+@lru_cache(maxsize=None)
 def detected(kind: str) -> str | None:
     """The platform a declaration's format says it is of (a ``confluent_kafka_topic``)."""
     for name in names():

@@ -49,7 +49,6 @@ def build() -> Any:
     def workspace() -> Workspace:
         if state["workspace"] is None:  # a client that sent no folders: the working one
             state["workspace"] = Workspace([os.getcwd()], state["options"])
-            state["workspace"].scan()
         return state["workspace"]
 
     def configure(raw: Any) -> None:
@@ -87,7 +86,6 @@ def build() -> Any:
         roots -= {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
         roots |= {os.path.abspath(p) for f in params.event.added if (p := to_fs_path(f.uri))}
         state["workspace"] = Workspace(sorted(roots), state["options"])
-        state["workspace"].scan()
         republish(ls)
 
     @server.feature(types.INITIALIZED)
@@ -95,7 +93,6 @@ def build() -> Any:
         folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] or \
             ([ls.workspace.root_path] if ls.workspace.root_path else [os.getcwd()])
         state["workspace"] = Workspace([f for f in folders if f], state["options"])
-        state["workspace"].scan()
         watch = ls.client_capabilities.workspace
         watch = watch.did_change_watched_files if watch is not None else None
         if watch is not None and watch.dynamic_registration:  # cluster files edited elsewhere
@@ -174,7 +171,7 @@ def build() -> Any:
             path = to_fs_path(change.uri)
             if path is not None:
                 workspace().forget(path)
-        workspace().scan()  # a cluster file changed, came or went: read the clusters again
+        workspace().stale()  # a cluster file changed, came or went: find the clusters again
         republish(ls)
 
     def republish(ls: LanguageServer) -> None:

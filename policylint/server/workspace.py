@@ -1,21 +1,27 @@
 """The editor's workspace as ``policylint lint`` would see it, kept between edits.
 
-At start the workspace folders are walked once: every file is parsed and kept (keyed by
-size, mtime and inode, so a file is parsed again only when it changes) and the files that
-describe clusters (Strimzi ``Kafka`` and node pools, snapshots, cluster profiles...) are
-remembered. An open file is then linted from the editor's unsaved text, with those cluster
-files beside it, read as the CLI reads a directory (clusters scoped by directory) but not
-judged themselves: the same findings as ``policylint lint`` on the folder, for that file.
+Every file read is parsed once and kept (keyed by size, mtime and inode, so a file is
+parsed again only when it changes). An open file is linted from the editor's unsaved text
+with its workspace folder whole, as ``policylint lint FOLDER`` reads it (its policy, its
+clusters scoped by directory): the same findings, for that file and for the folder's
+others. The files that describe clusters (Strimzi ``Kafka`` and node pools, snapshots...)
+are found from the parsed files when first asked, for a file outside every folder.
 """
 
 from __future__ import annotations
 
 import difflib
+import gc
 import os
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from ..linter import lint
 from ..sources import display_name, read_before, unsaved
+
+
+#: the roles of documents that describe a cluster rather than declare topics
+_CLUSTER_ROLES = {"cluster", "snapshot", "nodepool", "configmap"}
 
 
 class Linted(NamedTuple):
@@ -31,30 +37,46 @@ class Workspace:
         #: kafka_version, baseline): what ``policylint lint`` with those options gives
         self.options = dict(options or {})
         self.parsed: dict = {}  # sources.read_before: every file read, while unchanged
-        self.clusters: list[str] = []
-        self.of_root: dict[str, list[str]] = {}  # each folder's own cluster files
+        self._of_root: dict[str, list[str]] | None = None  # None: not found yet
+
+    @property
+    def of_root(self) -> dict[str, list[str]]:
+        """Each folder's own cluster files (found when first asked: a folder's first lint
+        has parsed its files by then)."""
+        if self._of_root is None:
+            self.scan()
+        return self._of_root
+
+    @property
+    def clusters(self) -> list[str]:
+        return sorted({c for found in self.of_root.values() for c in found})
+
+    def stale(self) -> None:
+        """A file came, went or changed on disk: find the cluster files again when asked."""
+        self._of_root = None
 
     def scan(self) -> None:
-        """Finds (again) the files that describe clusters; files read before and unchanged
-        are not parsed again."""
-        from ..sources.loader import read_inputs
+        """Finds the files that describe clusters: those with a document whose role is a
+        cluster's (a ``Kafka``, a node pool, a snapshot...), by kind alone, as a walk
+        parses them; files read before and unchanged are not parsed again."""
+        from ..sources import formats, kind_of, parse_files, walk
         token = read_before.set(self.parsed)
-        self.of_root = {}
+        self._of_root = {}
         try:
-            for root in self.roots:
-                try:
-                    inputs = read_inputs([root])
-                except Exception:  # a workspace policylint cannot walk: no clusters from it
-                    self.of_root[root] = []
-                    continue
-                docs = [doc for _, doc, _ in inputs.kafkas] + \
-                    [s.doc for s in inputs.snapshots] + \
-                    [doc for role in ("nodepool", "configmap") for doc in inputs.related[role]]
-                self.of_root[root] = sorted({os.path.abspath(doc.source.path) for doc in docs
-                                             if doc.source.path is not None})
+            with _uncollected():
+                for root in self.roots:
+                    try:
+                        files = list(walk([root]))
+                    except Exception:  # a workspace policylint cannot walk: no clusters
+                        self._of_root[root] = []
+                        continue
+                    self._of_root[root] = sorted({
+                        os.path.abspath(path)
+                        for (path, _, _), (_, _, docs) in zip(files, parse_files(files))
+                        if not isinstance(docs, Exception)
+                        and any(formats.role(kind_of(doc)) in _CLUSTER_ROLES for doc in docs)})
         finally:
             read_before.reset(token)
-        self.clusters = sorted({c for found in self.of_root.values() for c in found})
 
     def root_of(self, path: str) -> str | None:
         """The innermost workspace folder that holds ``path`` (each folder is linted as
@@ -102,12 +124,27 @@ class Workspace:
         files on disk, and the files read before and unchanged not parsed again."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
-            result = lint(paths, **self.options)
+            with _uncollected():
+                result = lint(paths, **self.options)
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
+
+
+@contextmanager
+def _uncollected():
+    """The cyclic collector off while a lint builds its many small objects (no cycles worth
+    collecting; as the CLI runs): it would walk every parsed file the workspace keeps,
+    again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _by_file(result, texts: dict[str, str], names: set[str]) -> dict[str, Linted]:
