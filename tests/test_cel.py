@@ -93,6 +93,28 @@ def test_evaluation_error_is_a_note_of_the_rule(tmp_path, monkeypatch):
     assert note.severity == "note" and "could not be evaluated" in note.message
 
 
+@pytest.mark.parametrize("policy, severity, message, unchecked", [
+    ("failurePolicy: Fail", "error", "topic payments.in: PAY101 could not be evaluated: ", 0),
+    ("failurePolicy: Fail\n    failureMessage: the topic name must be a number",
+     "error", "topic payments.in: the topic name must be a number: ", 0),
+    ("failureMessage: the topic name must be a number", "note",
+     "topic payments.in: the topic name must be a number: ", 0),
+    ("failurePolicy: Ignore", None, None, 1)])
+def test_a_rule_that_fails_to_apply_says_what_its_policy_says(
+        policy, severity, message, unchecked, tmp_path, monkeypatch):
+    """ValidatingAdmissionPolicy's failurePolicy: Fail reports a subject the rule cannot
+    evaluate at the rule's severity, Ignore counts it unchecked; failureMessage is said."""
+    rules = TEAM.replace('topic.rf >= 3', 'int(topic.name) > 0').replace(
+        "    applies_to: topics\n", f"    applies_to: topics\n    {policy}\n")
+    write_files(tmp_path, {".policylint.yaml": rules,
+                           "pay.yaml": TOPIC.format(name="payments.in", rf=3, min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["."], select=["PAY"])
+    assert [(f.severity, f.message[:len(message)]) for f in result.findings] == \
+        ([] if severity is None else [(severity, message)])
+    assert result.unchecked.get("PAY101", 0) == unchecked
+
+
 @pytest.mark.parametrize("expression, where, words", [
     ("topic.rf >=", ":10:32", "Syntax error"),
     ("topic.nmae == 'x'", ":10:27", "topic has no field 'nmae'"),

@@ -72,6 +72,8 @@ class CelRule(Rule):
         self.own = _has_own(entry)
         self.params = entry.get("params") or {}
         self.cluster_params = entry.get("cluster_params") or {}
+        self.failure_policy = entry.get("failurePolicy")
+        self.failure_message = entry.get("failureMessage")
         self.spent = 0.0
         # a snapshot topic's rf, partitions and assignment come from its partitions: the
         # audit leaves them out for a rule that reads none of them
@@ -172,16 +174,23 @@ class CelRule(Rule):
         return env.Activation({**bindings, "variables": values, "params": params})
 
     def _unchecked(self, error: str, at: Any, label: tuple, ctx: Any) -> list[Finding]:
-        """A value no input states is unknown: the subject is counted, not judged; any
-        other evaluation error is a note of the rule's own."""
-        if _unknown(error):
+        """A value no input states is unknown: the subject is counted, not judged. Any
+        other evaluation error is as the rule's ``failurePolicy`` says (that of a
+        ValidatingAdmissionPolicy): ``Fail`` a finding at the rule's severity, ``Ignore``
+        the subject counted unchecked, unset a note of the rule's own; its
+        ``failureMessage`` said before the reason."""
+        if _unknown(error) or self.failure_policy == "Ignore":
             ctx.unchecked.add(self.code, at(self.field), label[0],
-                              f"a value it reads that no input states ({_short(error)})")
+                              f"a value it reads that no input states ({_short(error)})"
+                              if _unknown(error) else f"an evaluation error ({_short(error)})")
             return []
         topic, partition, name = label
-        return [Finding(self.code, self.name, "note",
-                        f"{name + ': ' if name else ''}{self.code} could not be evaluated: "
-                        f"{_short(error)}", at(self.field), topic, partition)]
+        said = f"{self.failure_message}: {_short(error)}" if self.failure_message else \
+            f"{self.code} could not be evaluated: {_short(error)}"
+        return [Finding(self.code, self.name,
+                        self.severity if self.failure_policy == "Fail" else "note",
+                        f"{name + ': ' if name else ''}{said}", at(self.field), topic,
+                        partition)]
 
 
 def _evaluated(program: Any, activation: Any) -> tuple[Any, str | None]:
