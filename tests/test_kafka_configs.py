@@ -1,6 +1,8 @@
 """The topic-config table shipped in the package: facts pinned per Kafka release (read in
 Apache Kafka's LogConfig and TopicConfig at each tag), and how values are read."""
 
+import os
+
 import pytest
 
 from policylint import kafka_configs as kc
@@ -82,7 +84,7 @@ def test_values_as_kafka_reads_them(key, value, problem):
 
 def test_broker_synonyms_resolve_in_kafkas_order_and_unit():
     """ServerTopicConfigSynonyms: the first synonym set wins, hours and minutes made ms."""
-    from policylint.kafka_configs import SYNONYMS, broker_value, known_versions, table
+    from policylint.kafka_configs import broker_value
     assert broker_value("retention.ms", {"log.retention.hours": "72"}) == \
         (259_200_000, "log.retention.hours")
     assert broker_value("retention.ms", {"log.retention.hours": 1, "log.retention.minutes": 2})\
@@ -93,14 +95,40 @@ def test_broker_synonyms_resolve_in_kafkas_order_and_unit():
     assert broker_value("max.message.bytes", {"message.max.bytes": 5}) == \
         (5, "message.max.bytes")
     assert broker_value("remote.storage.enable", {"remote.storage.enable": "true"}) is None
-    every = {key for v in known_versions() for key in table(v)}
-    assert set(SYNONYMS) <= every  # each a topic config of some release
-    # PL602's broker-to-topic names agree with the synonyms
-    from policylint.kafka_configs import BROKER_KEYS
-    for key, synonyms in SYNONYMS.items():
-        for name, _ in synonyms:
-            if name in BROKER_KEYS and name != key:
-                assert BROKER_KEYS[name] == key, name
+
+
+def test_synonyms_are_per_release():
+    """The table is Kafka's per release: compression levels fall back to the broker's from
+    3.8 (KIP-390), local retention from 3.6; a key a release does not have, none."""
+    from policylint.kafka_configs import BROKER_KEYS, broker_value, known_versions, synonyms
+    broker = {"compression.gzip.level": 5, "log.local.retention.ms": 1000}
+    assert broker_value("compression.gzip.level", broker, "3.8") == \
+        (5, "compression.gzip.level")
+    assert broker_value("compression.gzip.level", broker, "3.7") is None  # no such key
+    assert broker_value("local.retention.ms", broker, "3.6") == (1000, "log.local.retention.ms")
+    assert synonyms("message.downconversion.enable", "3.9") and \
+        not synonyms("message.downconversion.enable", "4.0")  # a no-op since 4.0
+    assert synonyms("flush.ms", "3.0") == [["log.flush.interval.ms", 1],
+                                           ["log.flush.scheduler.interval.ms", 1]]
+    for version in known_versions():  # PL602's broker-to-topic names agree with them
+        for key in ("retention.ms", "segment.ms", "cleanup.policy", "min.insync.replicas"):
+            for name, _ in synonyms(key, version):
+                assert BROKER_KEYS.get(name, key) == key, name
+
+
+@pytest.mark.skipif(not os.environ.get("KAFKA_GIT"),
+                    reason="KAFKA_GIT names no apache/kafka git directory")
+def test_synonyms_are_those_of_kafkas_sources():
+    """Each release's synonyms, every one, against ServerTopicConfigSynonyms (LogConfig's
+    maps before 3.5) at its tag: run with KAFKA_GIT=PATH/TO/kafka/.git."""
+    from policylint.kafka_configs import table
+    from policylint.kafka_configs.derive import TAGS, synonyms_at
+    for tag in TAGS:
+        derived = synonyms_at(os.environ["KAFKA_GIT"], tag)
+        shipped = {key: spec["synonyms"] for key, spec in table(tag.rsplit(".", 1)[0]).items()
+                   if "synonyms" in spec}
+        assert shipped == {k: v for k, v in derived.items() if k in shipped or
+                           k in table(tag.rsplit(".", 1)[0])}, tag
 
 
 def test_cel_and_the_built_ins_read_the_same_effective_retention(tmp_path, monkeypatch):

@@ -101,7 +101,7 @@ def _configs(stated: dict, profile: ClusterProfile | None, release: str,
                 if given.value is None:
                     continue
                 value, source = given.value, given.source or f"cluster {profile.name}"
-            elif (found := broker_value(key, profile.config)) is not None:
+            elif (found := broker_value(key, profile.config, release)) is not None:
                 value, setting = found  # Kafka's synonyms, in its order, in the topic's unit
                 source = f"cluster {profile.name}'s {setting}"
             elif profile.config_complete and spec.get("default") is not None:

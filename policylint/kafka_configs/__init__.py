@@ -331,52 +331,26 @@ def _metadata_version(text: str, release: str | None) -> bool:
     return release is None or _key(base) <= _key(release)
 
 
-# The broker settings a topic config falls back to when the topic sets none, in Kafka's order
-# (the first one set wins), each with the factor that turns it into the topic config's unit:
-# Kafka's ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS (server module). A key of a
-# release's table that is not here has no broker setting (LogConfig's
-# CONFIGS_WITH_NO_SERVER_DEFAULTS): Kafka's default applies.
-_H, _M = 3_600_000, 60_000
-SYNONYMS: dict[str, tuple[tuple[str, int], ...]] = {
-    "segment.bytes": (("log.segment.bytes", 1),),
-    "segment.ms": (("log.roll.ms", 1), ("log.roll.hours", _H)),
-    "segment.jitter.ms": (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", _H)),
-    "segment.index.bytes": (("log.index.size.max.bytes", 1),),
-    "flush.messages": (("log.flush.interval.messages", 1),),
-    "flush.ms": (("log.flush.interval.ms", 1), ("log.flush.scheduler.interval.ms", 1)),
-    "retention.bytes": (("log.retention.bytes", 1),),
-    "retention.ms": (("log.retention.ms", 1), ("log.retention.minutes", _M),
-                     ("log.retention.hours", _H)),
-    "max.message.bytes": (("message.max.bytes", 1),),
-    "index.interval.bytes": (("log.index.interval.bytes", 1),),
-    "delete.retention.ms": (("log.cleaner.delete.retention.ms", 1),),
-    "min.compaction.lag.ms": (("log.cleaner.min.compaction.lag.ms", 1),),
-    "max.compaction.lag.ms": (("log.cleaner.max.compaction.lag.ms", 1),),
-    "file.delete.delay.ms": (("log.segment.delete.delay.ms", 1),),
-    "min.cleanable.dirty.ratio": (("log.cleaner.min.cleanable.ratio", 1),),
-    "cleanup.policy": (("log.cleanup.policy", 1),),
-    "unclean.leader.election.enable": (("unclean.leader.election.enable", 1),),
-    "min.insync.replicas": (("min.insync.replicas", 1),),
-    "compression.type": (("compression.type", 1),),
-    "preallocate": (("log.preallocate", 1),),
-    "message.format.version": (("log.message.format.version", 1),),
-    "message.timestamp.type": (("log.message.timestamp.type", 1),),
-    "message.timestamp.difference.max.ms": (("log.message.timestamp.difference.max.ms", 1),),
-    "message.timestamp.before.max.ms": (("log.message.timestamp.before.max.ms", 1),),
-    "message.timestamp.after.max.ms": (("log.message.timestamp.after.max.ms", 1),),
-    "message.downconversion.enable": (("log.message.downconversion.enable", 1),),
-    "local.retention.ms": (("log.local.retention.ms", 1),),
-    "local.retention.bytes": (("log.local.retention.bytes", 1),),
-}
+def synonyms(key: str, release: str | None = None) -> list:
+    """The broker settings a topic config falls back to when the topic sets none, in Kafka's
+    order (the first one set wins), each with the factor that turns it into the topic
+    config's unit: ``[name, factor]``, as ``release`` (None: the newest) lists them
+    (``ServerTopicConfigSynonyms``, derived per release). None listed: no broker setting
+    stands for it (``LogConfig.CONFIGS_WITH_NO_SERVER_DEFAULTS``), Kafka's default applies."""
+    spec = table(release or newest()).get(key)
+    return spec.get("synonyms", []) if spec else []
+
+
 RETENTION_DEFAULT = {"retention.ms": 604_800_000, "retention.bytes": -1}
 
 
-def broker_value(key: str, broker: dict) -> tuple[Any, str] | None:
+def broker_value(key: str, broker: dict, release: str | None = None
+                 ) -> tuple[Any, str] | None:
     """The value a topic's ``key`` takes from its cluster's broker settings, in the topic
     config's unit, and the broker setting it comes from; None when the broker sets none of
     its synonyms (Kafka's default applies). A value of a unit that is not a number is given
     as it is written (its own rule judges it)."""
-    for name, factor in SYNONYMS.get(key, ()):
+    for name, factor in synonyms(key, release):
         if name in broker:
             value = broker[name]
             if factor != 1:

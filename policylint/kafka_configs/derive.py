@@ -6,7 +6,9 @@ For each release tag (3.0.0 ... 3.8.0) it reads the topic-level ``ConfigDef`` of
 ``LogConfig`` (``core/.../kafka/log/LogConfig.scala`` up to 3.4,
 ``storage/.../LogConfig.java`` from 3.5), resolves each name through the constants of
 ``TopicConfig`` (and the other classes a name refers to), and records type, validator and
-whether ``TopicConfig`` marks the key ``@Deprecated``. ``--trunk-as`` names the version the
+whether ``TopicConfig`` marks the key ``@Deprecated``; and the broker settings a key falls
+back to, in Kafka's order (``synonyms``: ``ServerTopicConfigSynonyms`` from 3.5, ``LogConfig``'s
+synonym maps before). ``--trunk-as`` names the version the
 repository's HEAD stands for (3.9 for a trunk cut after the 3.9 branch). Releases for which
 no tagged source could be read are given as deltas (``DELTAS``) from Kafka's own upgrade
 notes and ``LogConfig.java`` at the commits named there; ``--deltas-only`` re-applies them
@@ -28,6 +30,13 @@ TAGS = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0", "3.6.0", "3.7.0", 
 JAVA = "storage/src/main/java/org/apache/kafka/storage/internals/log/LogConfig.java"
 SCALA = "core/src/main/scala/kafka/log/LogConfig.scala"
 TOPIC_CONFIG = "clients/src/main/java/org/apache/kafka/common/config/TopicConfig.java"
+# the broker settings each topic config falls back to, in order: Java from 3.5, Scala's
+# AllTopicConfigSynonyms in 3.3-3.4, its TopicConfigSynonyms (the first only) before
+SYNONYMS_JAVA = ("server-common/src/main/java/org/apache/kafka/server/config/"
+                 "ServerTopicConfigSynonyms.java")
+DYNAMIC_BROKER = "core/src/main/scala/kafka/server/DynamicBrokerConfig.scala"
+#: ConfigSynonym's converters: a broker setting in hours or minutes, made milliseconds
+CONVERTERS = {"HOURS_TO_MILLISECONDS": 3_600_000, "MINUTES_TO_MILLISECONDS": 60_000}
 # Releases after the last tag read: (base release, {key: None to remove it, or the fields of
 # its spec that change}). Sources: "Notable changes in 4.x.0" of docs/getting-started/upgrade.md
 # (apache/kafka commit 1471a798, docs as of 4.3; commit 0154ac12 for 4.3's own notes),
@@ -38,8 +47,9 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
         "message.timestamp.difference.max.ms": None,  # KIP-937: deprecated in 3.6, removed
         "segment.bytes": {"min": 1048576},  # KIP-1030: 14 bytes -> 1 MiB
         "message.timestamp.after.max.ms": {"default": 3600000},  # KIP-1030: 1 hour
-        # a no-op since 4.0 ("deprecated for removal in 5.0", TopicConfig's javadoc)
-        "message.downconversion.enable": {"deprecated": True},
+        # a no-op since 4.0 ("deprecated for removal in 5.0", TopicConfig's javadoc), and no
+        # broker setting stands for it (ServerTopicConfigSynonyms at trunk commit 0aaa9905)
+        "message.downconversion.enable": {"deprecated": True, "synonyms": []},
     }),
     # no topic-level config added, removed or validated differently
     "4.1": ("4.0", {}),
@@ -179,8 +189,11 @@ class Resolver:
         """The string an expression names: a literal, or a constant followed to one (a
         constant may be defined as another class's constant of the same name)."""
         expr = expr.strip()
-        if expr.startswith('"') and expr.endswith('"'):
+        if expr.startswith('"') and expr.endswith('"') and expr.count('"') == 2:
             return expr[1:-1]
+        if "+" in expr:  # a prefix constant and a literal: LogConfigPrefix + "roll.hours"
+            parts = [self.string(part, seen) for part in expr.split("+")]
+            return None if None in parts else "".join(parts)
         name = expr.split(".")[-1]
         if not re.fullmatch(r"\w+", name):
             return None
@@ -258,7 +271,81 @@ def configs_at(git: str, ref: str) -> dict[str, dict]:
         if resolve.deprecated(name):
             spec["deprecated"] = True
         out[name] = spec
+    for name, synonyms in synonyms_at(git, ref).items():
+        if name in out:
+            out[name]["synonyms"] = synonyms
     return dict(sorted(out.items()))
+
+
+def synonyms_at(git: str, ref: str) -> dict[str, list[list]]:
+    """Topic config -> its broker synonyms ``[name, factor]``, in Kafka's order, as the
+    sources at ``ref`` list them."""
+    java = show(git, ref, SYNONYMS_JAVA)
+    if java is not None:
+        return _java_synonyms(java, Resolver(git, ref, java))
+    scala = show(git, ref, SCALA)
+    resolve = Resolver(git, ref, scala)
+    if "val AllTopicConfigSynonyms" in scala:
+        block = scala[scala.index("val AllTopicConfigSynonyms"):]
+        block = block[:block.index("\n  )")]
+        found = {}
+        for key, body in re.findall(r"(\w+) -> asList\((.*?)\)\)", block, re.S):
+            found[resolve.string(key)] = [
+                [resolve.string(name), CONVERTERS.get(converter, 1)] for name, converter in
+                re.findall(r"new ConfigSynonym\(([\w.]+)(?:,\s*(\w+))?", body + ")")]
+        return found
+    # before 3.3: the first synonym, and the others from DynamicBrokerConfig's lists
+    block = scala[scala.index("val TopicConfigSynonyms"):]
+    block = block[:block.index("\n  )")]
+    dynamic = show(git, ref, DYNAMIC_BROKER) or ""
+    lists = [[resolve.string(n) for n in re.findall(r"KafkaConfig\.\w+", names)]
+             for names in re.findall(r"=>\s*(?://[^\n]*)?\n?\s*List\(((?:KafkaConfig\.\w+,?\s*)+)\)",
+                                     dynamic)]
+    found = {}
+    for key, first in re.findall(r"(\w+) -> (KafkaConfig\.\w+)", block):
+        name = resolve.string(first)
+        names = next((names for names in lists if names[0] == name), [name])
+        found[resolve.string(key)] = [[n, _unit(n)] for n in names]
+    return found
+
+
+def _unit(name: str) -> int:
+    """The factor that makes a broker setting of 3.0-3.2 milliseconds (KafkaConfig's getters
+    then did what ConfigSynonym's converters do since)."""
+    return 3_600_000 if name.endswith(".hours") else 60_000 if name.endswith(".minutes") else 1
+
+
+def _inside(text: str, start: int) -> str:
+    """What the parenthesis opened just before ``start`` holds (strings skipped)."""
+    pos, depth = start, 1
+    while depth:
+        ch = text[pos]
+        if ch == '"':
+            pos = text.index('"', pos + 1)
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        pos += 1
+    return text[start:pos - 1]
+
+
+def _java_synonyms(java: str, resolve: "Resolver") -> dict[str, list[list]]:
+    prefixes = {"": "", "WithLogPrefix": "log.", "WithLogCleanerPrefix": "log.cleaner."}
+    block = java[java.index("ALL_TOPIC_CONFIG_SYNONYMS"):]
+    block = block[:block.index("));")]
+    found = {}
+    for match in re.finditer(r"\b(sameName\w*|single\w*|list\w*)\(", block):
+        helper, args = match.group(1), _inside(block, match.end())
+        key = resolve.string(args.split(",")[0])
+        kind, prefix = next((k, prefixes[helper[len(k):]]) for k in ("sameName", "single", "list")
+                            if helper.startswith(k))
+        if kind == "sameName":
+            found[key] = [[prefix + key, 1]]
+        elif kind == "single":
+            found[key] = [[prefix + resolve.string(args.split(",", 1)[1]), 1]]
+        else:
+            found[key] = [[prefix + name, CONVERTERS.get(converter, 1)] for name, converter in
+                          re.findall(r'new ConfigSynonym\("([^"]+)"(?:,\s*ConfigSynonym\.(\w+))?',
+                                     args)]
+    return found
 
 
 def apply_deltas(versions: dict[str, dict]) -> None:
