@@ -936,6 +936,7 @@ def check_plan(root: Path, written: dict, args: list[str], seconds: int = 30) ->
         rack = rack or (known.get(int(old)) if old and old.isdigit() else None)
         if broker.isdigit() and int(broker) not in known:
             snapshot["brokers"].append({"id": int(broker), **({"rack": rack} if rack else {})})
+            known[int(broker)] = rack
     (root / "future.json").write_text(json.dumps(snapshot))
     cwd = os.getcwd()
     os.chdir(root)

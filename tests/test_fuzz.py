@@ -53,14 +53,24 @@ def test_the_server_answers_every_edit_of_a_hostile_workspace(rng, tmp_path_fact
     assert check_server(tmp_path_factory.mktemp("ws"), written, edits) is None
 
 
-@pytest.mark.parametrize("seed", [7004788, 7008199, 7011448, 7019503])
+@pytest.mark.parametrize("seed", [7004788, 7008199, 7011448, 7019503, 30061699])
 def test_the_plan_campaigns_finds_stay_fixed(seed, tmp_path):
     """Seeds of the campaign that broke the contract: warnings printed before a write that
-    then failed (exit 2 of more than one line); plans onto brokers that join."""
+    then failed (exit 2 of more than one line); plans onto brokers that join; a broker both
+    added and the replacement of another (placed on one rack, linted on the other)."""
     import random
     pytest.importorskip("ortools")
     written, args = plan_case(random.Random(seed))
     assert check_plan(tmp_path, written, args) is None
+
+
+def test_the_cel_campaigns_find_stays_fixed(tmp_path):
+    """Seed 40054835: a map literal with double keys passed compiling, and the type check
+    that followed raised (an internal error): now a policy error at its line."""
+    import random
+    pytest.importorskip("cel_expr_python")
+    written, args = case(random.Random(40054835), "cel")
+    assert check(tmp_path, written, args) is None
 
 
 def test_the_server_campaigns_find_stays_fixed(tmp_path):

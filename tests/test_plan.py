@@ -329,6 +329,7 @@ def test_brokers_not_in_the_snapshot_yet_are_planned_for_and_linted_as_they_will
 @pytest.mark.parametrize("args, says", [
     (["--add", "3"], "--add 3: broker 3 is already in the cluster"),
     (["--remove", "1", "--add", "1:a"], "--add 1: broker 1 is also removed or replaced"),
+    (["--add", "7:a", "--replace", "1=7"], "broker 7 is named twice"),
     (["--remove", "1,4"], "removing 1, 4 leaves rack a empty"),
     (["--topics", "nomatch*"], "--topics nomatch*: matches no topic of the snapshot"),
     (["--balance-bytes", "--repair", "--log-dirs", "x"], "give one of them"),

@@ -410,10 +410,11 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
     _check_names(text, binds, path)
     try:
         program = env.compile(text)
+        # a type CEL cannot name (a map with double keys) is refused here, not at compile
+        returned = program.return_type().name()
     except Exception as exc:  # the compiler's one error type (RuntimeError) in practice
         raise _located(str(exc), path) from None
     _check_patterns(text, path)
-    returned = program.return_type().name()
     wanted = "BOOL" if kind is bool else "STRING"
     if kind is not None and returned not in (wanted, "DYN"):
         raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")

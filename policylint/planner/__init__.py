@@ -84,6 +84,9 @@ def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
             raise PlanError(f"--add {b}: broker {b} is already in the cluster and holds "
                             "replicas (--add is for brokers that join)")
     for old, new in request.replace.items():
+        if new in request.add:
+            raise PlanError(f"--replace {old}={new} and --add {new}: broker {new} is named "
+                            f"twice (--replace {old}={new}:RACK brings it in)")
         if old not in known:
             raise PlanError(f"--replace {old}={new}: broker {old} is not in the snapshot")
         if new in known and new not in request.add and any(
