@@ -8,13 +8,14 @@ JSON of a ``jsonencode({...})``) and ``google_managed_kafka_topic`` (``topic_id`
 ``partition_count``, ``replication_factor``, ``configs``). ``FIELDS`` says which is which.
 
 HCL is read with python-hcl2 (imported only when a ``.tf`` file is read): its parse tree
-gives every attribute's line and column, its serialisation the values. A ``for_each`` over
-a literal map, over ``jsondecode(file("x.json"))``, over a local (``local.topics``, from
-the ``locals`` blocks of the module's ``.tf`` files), over ``toset(...)`` or
-``{ for t in ... : t.name => t }`` of those, or over a variable that a local module call
-feeds that way, makes one topic per key, with ``each.key`` and ``each.value.x`` evaluated;
-so is an attribute that is a local. Any other expression (a variable, a function, a local
-that is itself an expression) is an unknown value.
+gives every attribute's line and column, its serialisation the values. Attributes and
+``for_each`` are evaluated as Terraform evaluates them (``hcl_eval``): literals and
+templates, ``each.key``/``each.value``, the module's ``locals``, its variables as a local
+module call feeds them (or their ``default``), ``for`` expressions, indexing, splats and the
+functions topic modules call (``yamldecode(file(...))``, ``merge``, ``flatten``,
+``lookup``, ``toset``, ``keys``/``values``...). A ``for_each`` that evaluates makes one
+topic per key. What cannot be known statically (another resource's attribute, a variable
+nothing feeds) is an unknown value.
 Each resource instance is one document, named by its address (``kafka_topic.orders["eu"]``).
 
 A topic names its cluster by its provider's alias (``provider = kafka.prod``: cluster
@@ -36,16 +37,15 @@ not parsed: it declares no topic (and its HCL is Terraform's to check).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
 import posixpath
 import re
 from typing import Any, Iterator
 
 from ..model import KEY, TopicSpec
 from .document import Document, ParseError, SourceFile
+from . import hcl_eval
 from .formats import UNKNOWN, Fields, declared
 
 RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
@@ -66,25 +66,13 @@ FIELDS = {"kafka_topic": {"name": "name", "rf": "replication_factor",
            "google_managed_kafka_topic": {"name": "topic_id", "rf": "replication_factor",
                                           "partitions": "partition_count", "config": "configs"}}
 _EXPRESSION = re.compile(r"^\$\{(.*)\}$", re.S)
-_STEPS = r"((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\"[^\"]*\"\])*)$"  # .x and ["x"], as _walk takes them
-_EACH = re.compile(r"each\.(key|value)" + _STEPS)
-_JSON_FILE = re.compile(r'(json|yaml)decode\(\s*file\(\s*"(?:\$\{path\.module\}/)?([^"$]+)"'
-                        r'\s*\)\s*\)$')
-_VAR = re.compile(r"var\.([A-Za-z_][A-Za-z0-9_-]*)$")
-_INTERPOLATED = re.compile(r"\$\{([^{}]*)\}")
-_LOCAL = re.compile(r"local\.([A-Za-z_][A-Za-z0-9_-]*)" + _STEPS)
-_TOSET = re.compile(r"toset\((.*)\)$", re.S)
-# { for t in LIST : t.name => t }
-_FOR = re.compile(r"\{\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*:\s*"
-                  r"\1\.([A-Za-z_][A-Za-z0-9_-]*)\s*=>\s*\1\s*\}$", re.S)
-MAX_JSON = 16 * 2**20  # a topics file read for for_each: no larger
 _PROVIDER = re.compile(r"^\$\{kafka\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
 _CLUSTER_REF = re.compile(r"^\$\{confluent_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.id\}$")
 _MSK_REF = re.compile(r"^\$\{aws_msk_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\.arn\}$")
 _MSK_ARN = re.compile(r"^arn:aws[a-z-]*:kafka:[^:]*:[^:]*:cluster/([^/]+)/")
 _GOOGLE_REF = re.compile(r"^\$\{google_managed_kafka_cluster\.([A-Za-z_][A-Za-z0-9_-]*)\."
                          r"(?:cluster_id|id|name)\}$")
-_JSONENCODE = re.compile(r"jsonencode\((.*)\)$", re.S)
+_JSONENCODE = re.compile(r"^\$\{jsonencode\((.*)\)\}$", re.S)
 
 
 def detect(data: dict) -> str | None:
@@ -351,7 +339,7 @@ def _instances_of(doc: Document, fields: Fields, folder: str, related: dict,
         instances = [(f'{kind}.{name}["{key}"]', (key, value)) for key, value in each]
     found = []
     for address, instance in instances:
-        topic = _topic(doc, fields, kind, prefix + address, instance, fed)
+        topic = _topic(doc, fields, kind, prefix + address, instance, fed, related)
         if topic is not None:
             topic.placed_at = None if call is None else call.source.name
             found.append(topic)
@@ -375,7 +363,8 @@ def _arguments(call: Document) -> dict:
 
 
 def _topic(doc: Document, fields: Fields, kind: str, address: str,
-           each: tuple | None, fed: dict | None = None) -> TopicSpec | None:
+           each: tuple | None, fed: dict | None = None, related: dict | None = None
+           ) -> TopicSpec | None:
     names = FIELDS[kind]
     paths = {field: ("values", attribute) for field, attribute in names.items()}
     paths.setdefault("rf", ("values",))
@@ -386,7 +375,10 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
             return None
         raw = doc.get(paths[field])  # an expression is evaluated before it counts unknown
         if isinstance(raw, str) and "${" in raw:
-            return _evaluate(raw, each, folder, fed)
+            encoded = _JSONENCODE.match(raw) if field == "config" else None
+            if encoded:  # MSK's configs: the object it encodes, each key known or not
+                raw = "${" + encoded.group(1) + "}"
+            return _evaluate(raw, each, folder, fed, related)
         return fields.get(paths[field])
 
     config, config_paths = config_of(kind, value("config"), paths.get("config", ()))
@@ -395,7 +387,7 @@ def _topic(doc: Document, fields: Fields, kind: str, address: str,
     else:
         unknown_config = False
         config = {k: ("true" if v is True else "false" if v is False else
-                      _evaluate(v, each, folder)) for k, v in config.items()}
+                      _evaluate(v, each, folder, fed, related)) for k, v in config.items()}
         config = {k: v if v is UNKNOWN or type(v) in (str, int, float) or v is None
                   else UNKNOWN for k, v in config.items()}
     spec = declared(doc, kind=f"Terraform {kind}", name=value("name"), paths=paths,
@@ -477,49 +469,12 @@ def _folder(source: SourceFile) -> str:
     return posixpath.dirname(source.name)
 
 
-def _evaluate(value: Any, each: tuple | None, folder: str, fed: dict | None = None) -> Any:
-    """A value as Terraform would have it: ``each.key`` and ``each.value.x`` of a known
-    for_each, the module's literal locals, the variables a call of the module gives
-    (``fed``), and strings that interpolate them; any other expression is unknown."""
-    if value is UNKNOWN or not isinstance(value, str) or "${" not in value:
-        return value
-    match = _EXPRESSION.match(value)
-    if match is None or "${" in match.group(1):  # "orders-${var.env}": each part in turn
-        parts = [_evaluate(f"${{{part}}}", each, folder, fed)
-                 for part in _INTERPOLATED.findall(value)]
-        if any(p is UNKNOWN or type(p) not in (str, int, float) for p in parts):
-            return UNKNOWN
-        said = iter(parts)
-        return _INTERPOLATED.sub(lambda _: str(next(said)), value)
-    text = match.group(1).strip()
-    found = _VAR.match(text)
-    if found and fed is not None and found.group(1) in fed:
-        given, caller = fed[found.group(1)]
-        return _evaluate(given, None, caller)
-    found = _EACH.match(text)
-    if found and each is not None:
-        return _walk(each[0] if found.group(1) == "key" else each[1], found.group(2))
-    found = _LOCAL.match(text)
-    if found:
-        return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
-    found = _JSONENCODE.match(text)
-    if found:  # the value it encodes, evaluated in turn
-        try:
-            encoded = _load(f"v = {found.group(1)}\n", marked=False)[0].get("v", UNKNOWN)
-        except Exception:  # not an HCL value on its own
-            return UNKNOWN
-        return _leaves(encoded, lambda v: _evaluate(v, each, folder))
-    return UNKNOWN
-
-
-def _walk(current: Any, steps: str) -> Any:
-    """``current`` down ``.x`` and ``["x"]`` steps (UNKNOWN where one is missing)."""
-    for step in re.findall(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]*)\"\]", steps):
-        key = step[0] or step[1]
-        if not isinstance(current, dict) or key not in current:
-            return UNKNOWN
-        current = current[key]
-    return current  # a value of the wrong shape is refused where it is used
+def _evaluate(value: Any, each: tuple | None, folder: str, fed: dict | None = None,
+              related: dict | None = None) -> Any:
+    """A value as Terraform would have it in the module in ``folder``, for one instance of
+    its ``for_each`` (``each``) and one call of it (``fed``): ``hcl_eval``; UNKNOWN where it
+    cannot be known."""
+    return hcl_eval.evaluate(value, hcl_eval.Scope(folder, each, fed, related or {}))
 
 
 def _instances(for_each: Any, folder: str, related: dict, fed: dict | None = None
@@ -529,127 +484,10 @@ def _instances(for_each: Any, folder: str, related: dict, fed: dict | None = Non
     zero instances, which would say nothing of the resource's literal values."""
     if for_each is None:
         return None
-    found = _VAR.match(_EXPRESSION.match(for_each).group(1).strip()) \
-        if isinstance(for_each, str) and _EXPRESSION.match(for_each) else None
-    collection = _collection(*fed[found.group(1)], related) \
-        if found and fed is not None and found.group(1) in fed \
-        else _collection(for_each, folder, related)
-    if isinstance(collection, dict):
+    collection = _evaluate(_leaves(for_each, lambda v: v), None, folder, fed, related)
+    if isinstance(collection, dict) and collection:
         return list(collection.items())
-    if isinstance(collection, list) and all(isinstance(k, str) for k in collection):
+    if isinstance(collection, list) and collection and \
+            all(isinstance(k, str) for k in collection):
         return [(k, k) for k in collection]  # a set of names
     return UNKNOWN
-
-
-def _collection(value: Any, folder: str, related: dict, depth: int = 0) -> Any:
-    """The map or list a value of the module in ``folder`` stands for; None (or UNKNOWN)
-    where policylint cannot know it."""
-    if isinstance(value, (dict, list)):
-        return value
-    match = _EXPRESSION.match(value) if isinstance(value, str) else None
-    return _of_expression(match.group(1).strip(), folder, related, depth) if match else None
-
-
-def _of_expression(text: str, folder: str, related: dict, depth: int) -> Any:
-    """``_collection`` of an expression's text; None past a few module calls or functions
-    deep (modules that call each other go round)."""
-    if depth > 8:
-        return None
-    found = _TOSET.match(text)
-    if found:
-        return _of_expression(found.group(1).strip(), folder, related, depth + 1)
-    found = _FOR.match(text)
-    if found:  # { for t in LIST : t.name => t }
-        items = _of_expression(found.group(2).strip(), folder, related, depth + 1)
-        key = found.group(3)
-        if isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get(key), str)
-                                           for i in items):
-            return {i[key]: i for i in items}
-        return None
-    found = _JSON_FILE.match(text)
-    if found:
-        return _json_file(folder, found.group(2), found.group(1))
-    found = _LOCAL.match(text)
-    if found:
-        return _walk(_locals(folder).get(found.group(1), UNKNOWN), found.group(2))
-    found = _VAR.match(text)
-    if found:  # a module's variable, fed by a local module call
-        for call in related.get("module", ()):
-            source = call.data["values"].get("source")
-            caller = _folder(call.source)
-            if posixpath.normpath(posixpath.join(caller, source)) == posixpath.normpath(folder):
-                fed = _collection(call.data["values"].get(found.group(1)), caller, related,
-                                  depth + 1)
-                if fed is not None:
-                    return fed
-    return None
-
-
-_LOCALS: dict[tuple, dict] = {}  # (folder, its .tf files' names, sizes and times) -> locals
-
-
-def _locals(folder: str) -> dict:
-    """The locals of the module in ``folder``: every ``locals`` block of its ``.tf`` files,
-    read when a topic refers to one. A string that is an expression is UNKNOWN."""
-    entries = []
-    try:
-        for entry in os.scandir(folder or "."):
-            with contextlib.suppress(OSError):  # a link to nowhere is no module file
-                if entry.name.endswith(".tf") and entry.is_file():
-                    info = entry.stat()
-                    entries.append((entry.name, info.st_size, info.st_mtime_ns))
-    except OSError:
-        return {}
-    entries.sort()
-    key = (os.path.abspath(folder or "."), tuple(entries))
-    if key not in _LOCALS:
-        found: dict = {}
-        for name, size, _ in entries:
-            if size > MAX_JSON:
-                continue
-            try:
-                with open(os.path.join(folder or ".", name), encoding="utf-8") as f:
-                    text = f.read()
-                if re.search(r"^[ \t]*locals\b", text, re.M):
-                    for block in _load(text, marked=False)[0].get("locals") or ():
-                        found.update({name: _local(value, folder)
-                                      for name, value in block.items()})
-            except Exception:  # not there, not UTF-8, not HCL: its own lint says so
-                continue
-        _LOCALS.clear()  # one module's at a time: a run reads its modules in turn
-        _LOCALS[key] = found
-    return _LOCALS[key]
-
-
-def _local(value: Any, folder: str) -> Any:
-    """A local's value: a file it decodes (``jsondecode(file(...))``, ``yamldecode``), else
-    its literal scalars (an expression in them UNKNOWN)."""
-    match = _EXPRESSION.match(value) if isinstance(value, str) else None
-    found = _JSON_FILE.match(match.group(1).strip()) if match else None
-    if found:
-        decoded = _json_file(folder, found.group(2), found.group(1))
-        return UNKNOWN if decoded is None else decoded
-    return _leaves(value, _literal)
-
-
-def _literal(value: Any) -> Any:
-    """A scalar of a local: an expression in it is UNKNOWN."""
-    return UNKNOWN if isinstance(value, str) and "${" in value else value
-
-
-def _json_file(folder: str, name: str, decoder: str = "json") -> Any:
-    """``jsondecode(file(name))`` or ``yamldecode(file(name))`` in the module in ``folder``;
-    None where it cannot be read (its topics are not known)."""
-    path = os.path.join(folder or ".", name)
-    try:
-        if os.path.getsize(path) > MAX_JSON:
-            return None
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if decoder == "json":
-            return json.loads(text)
-        from .yamldoc import load_yaml  # bounded, as every YAML policylint reads
-        docs = load_yaml(SourceFile(path, text, "yaml"))
-        return docs[0].data if len(docs) == 1 else None
-    except (OSError, ValueError, RecursionError, ParseError):
-        return None
