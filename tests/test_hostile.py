@@ -300,3 +300,14 @@ def test_19_statistics_in_json_are_json(tmp_path, monkeypatch):
                        "--format", "json")
     assert code == 1 and {"rule": "PL100", "name": "parse-error", "severity": "error",
                           "count": 1, "fixable": 0} in out
+
+
+def test_20_terraform_functions_cannot_grow_a_value_without_bound(tmp_path, monkeypatch):
+    """jsonencode(jsonencode(...)) 40 deep doubles its escapes at each step (2^40 bytes):
+    a function's result past a bound is an unknown value, counted, never computed."""
+    nested = "jsonencode(" * 40 + '{"min.insync.replicas" = "3"}' + ")" * 40
+    write_files(tmp_path, {"t.tf": 'resource "aws_msk_topic" "t" {\n  name = "t"\n'
+                                   '  partition_count = 3\n  replication_factor = 3\n'
+                                   f"  configs = {nested}\n}}\n"})
+    code, out, _ = run(tmp_path, monkeypatch, "t.tf", "--format", "json", "--select", "PL")
+    assert code in (0, 1) and out["summary"]["files"] == 1

@@ -23,6 +23,8 @@ from .formats import UNKNOWN
 
 #: a file ``file()`` reads: no larger
 MAX_FILE = 16 * 2**20
+#: the longest string or collection a function may make
+MAX_MADE = 2**20
 #: how many module calls, locals and variables deep an evaluation follows (they go round)
 MAX_DEPTH = 12
 
@@ -354,7 +356,10 @@ def _call(node: Any, scope: Scope) -> Any:
                    if not hasattr(t, "data")) if len(children) > 1 else False
     if expanded and values and isinstance(values[-1], list):
         values = values[:-1] + values[-1]
-    return function(scope, *values)
+    made = function(scope, *values)
+    if isinstance(made, (str, list, dict)) and len(made) > MAX_MADE:
+        raise _Unknown()  # jsonencode(jsonencode(...)) doubles at each step: no further
+    return made
 
 
 def _file(scope: Scope, name: str) -> str:
