@@ -47,6 +47,31 @@ def effective_min_isr(config: dict, profile: ClusterProfile | None) -> int:
     return 1 if value is None else value
 
 
+#: the feature that turns eligible leader replicas on (KIP-966), and the broker config that
+#: stood for it before the feature existed (KRaftConfigs.ELR_ENABLED_CONFIG)
+ELR_FEATURE, ELR_CONFIG = "eligible.leader.replicas.version", "eligible.leader.replicas.enable"
+
+
+def elr(profile: ClusterProfile | None) -> tuple[bool | None, str]:
+    """Whether eligible leader replicas are on for a cluster (KIP-966), and what says so:
+    its feature level (a snapshot's ``features``), a config that sets it, or its release
+    (none before 4.0). None: no input says (a 4.1 cluster formatted new has it on, one
+    upgraded from 4.0 off)."""
+    if profile is None:
+        return None, ""
+    name = profile.doc.source.name if profile.doc is not None else profile.name
+    if ELR_FEATURE in profile.features:
+        return profile.features[ELR_FEATURE] >= 1, \
+            f"{ELR_FEATURE}={profile.features[ELR_FEATURE]} in {name}"
+    stated = str(profile.config.get(ELR_CONFIG, "")).strip().lower()
+    if stated in ("true", "false"):
+        return stated == "true", f"{ELR_CONFIG}={stated} in {name}"
+    from .kafka_configs import _key, has_version
+    if has_version(profile.kafka_version) and _key(str(profile.kafka_version)) < (4, 0):
+        return False, f"Kafka {profile.kafka_version} ({name}) has no eligible leader replicas"
+    return None, ""
+
+
 def min_isr_is_default(config: dict, profile: ClusterProfile | None) -> bool:
     """Whether the effective minISR is Kafka's built-in 1: neither the topic nor the
     cluster profile sets min.insync.replicas."""

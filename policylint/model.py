@@ -65,6 +65,8 @@ class ClusterProfile(Struct):
     #: the broker settings its topics inherit, with where each comes from, as asked
     #: (``kafka.cluster_setting``)
     settings: dict = field(default_factory=dict)
+    #: finalized feature levels where the source says (a snapshot's ``features``)
+    features: dict[str, int] = field(default_factory=dict)
 
     @property
     def racks(self) -> set[str]:

@@ -45,6 +45,7 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
         broker_count=len({b.id for b in data.brokers}),
         config=data.config or {},
         kafka_version=None if data.kafka_version is UNSET else data.kafka_version,
+        features={} if data.features is UNSET else dict(data.features),
         doc=doc, brokers_path=("brokers",),
         log_dirs={b.id: b.log_dirs for b in data.brokers if b.log_dirs is not UNSET},
         cordoned={b.id: b.cordoned_log_dirs for b in data.brokers
