@@ -1,12 +1,13 @@
 from ..diff import at, matched
-from ..kafka import as_int, elr
+from ..kafka import as_int, cluster_setting, elr
+from ..model import ClusterProfile
 from ..rule import Rule
 
 KEY = "min.insync.replicas"
 
 
 class MinIsrChangeClearsElr(Rule):
-    """A topic's min.insync.replicas changes while eligible leader replicas are on.
+    """A min.insync.replicas change while eligible leader replicas are on.
 
     ## What it does
     Compares each topic declaration's own `min.insync.replicas` with the same topic's
@@ -40,13 +41,22 @@ class MinIsrChangeClearsElr(Rule):
     code = "PL308"
     name = "min-isr-change-clears-elr"
     severity = "warning"
-    targets = ("run",)
+    targets = ("run", "profile")
     message = ("topic {topic}: min.insync.replicas {old} {before} becomes {new} while eligible "
                "leader replicas are on ({said}): Kafka clears the topic's ELR, and until its "
                "ISR regrows a partition that loses its last in-sync replica has no eligible "
                "leader (KIP-966)")
+    refused_message = ("cluster {cluster}: min.insync.replicas {new} differs from the live "
+                       "cluster's {old} ({live}) while eligible leader replicas are on "
+                       "({said}): Kafka refuses a broker-level min.insync.replicas change; "
+                       "change the cluster-level default instead (kafka-configs.sh "
+                       "--entity-type brokers --entity-default), which clears every topic's "
+                       "ELR (KIP-966)")
 
-    def check(self, ctx, _, options):
+    def check(self, target, ctx, options):
+        if isinstance(target, ClusterProfile):
+            yield from self._cluster(target, ctx)
+            return
         pairs = [(old.config, new, at(ctx, old)) for old, new in matched(ctx)]
         if ctx.snapshot is not None:
             pairs += [(ctx.snapshot.topics[new.name].config, new,
@@ -70,3 +80,21 @@ class MinIsrChangeClearsElr(Rule):
                              new="unset" if now is None else now, before=before, said=said),
                     at=new.config_at(KEY) if now is not None else new.where("config"),
                     topic=new.name)
+
+    def _cluster(self, profile, ctx):
+        """A cluster resource's broker min.insync.replicas against the live cluster's."""
+        live = ctx.snapshot
+        if live is None or profile is live.profile or KEY not in profile.config:
+            return
+        new, old = profile.config[KEY], live.profile.config.get(KEY)
+        if old is None or as_int(new) == as_int(old):
+            return  # the live value is not captured, or nothing changes
+        on, said = elr(live.profile)
+        where = cluster_setting(profile, KEY).at or profile.where_config()
+        if on is None:
+            ctx.unchecked.add(self.code, where, None, "whether eligible leader replicas are "
+                              "on for the cluster (a snapshot with the cluster's features)")
+        elif on:
+            yield self.finding(self.refused_message.format(
+                cluster=profile.name, new=new, old=old, live=live.doc.source.name, said=said),
+                at=where)
