@@ -695,8 +695,8 @@ _VALUED = {"--format", "--fail-on", "--select", "--ignore", "--cluster", "--curr
            "--policy", "--report", "--max-file-size", "--base", "--baseline",
            "--write-baseline", "--reason", "--stdin-filename", "--exclude", "--kafka-version",
            "--max-yaml-values", "-o", "--config", "--add", "--remove", "--replace", "--rf",
-           "--topics", "--max-moves-per-broker", "--batch-size", "--throttle", "--log-dirs",
-           "--brokers"}
+           "--topics", "--max-moves-per-broker", "--max-moves", "--batch-size", "--throttle",
+           "--log-dirs", "--brokers"}
 
 
 def _positional(args: list[str]) -> list[str]:
@@ -885,6 +885,7 @@ def plan_case(rng: random.Random) -> tuple[dict, list[str]]:
         lambda: ["--repair"], lambda: ["--balance-bytes"], lambda: ["--allow-in-flight"],
         lambda: ["--include-under-replicated"],
         lambda: ["--max-moves-per-broker", rng.choice(["1", "3", "0", "-1", "x"])],
+        lambda: ["--max-moves", rng.choice(["1", "4", "50", "0", "x"])],
         lambda: ["--batch-size", rng.choice(["1", "2", "0"])],
         lambda: ["--throttle", rng.choice(["50M", "1", "fast", "0", "9" * 30])],
         lambda: ["--log-dirs", "ld.txt"],

@@ -593,9 +593,14 @@ def plan(
                                            help="Where to write the rollback (today's "
                                                 "assignment of every partition the plan "
                                                 "names)."),
-    max_moves: Optional[int] = typer.Option(None, "--max-moves-per-broker", metavar="N",
-                                            min=1, help="Batches in which no broker receives "
-                                                        "more than N replicas."),
+    max_moves: Optional[int] = typer.Option(
+        None, "--max-moves", metavar="N", min=1,
+        help="The best plan of at most N replica moves: those that must happen (drains, "
+             "rack spread, RF changes), then the balance moves that even out the brokers "
+             "most; the rest is left for a later plan."),
+    max_per_broker: Optional[int] = typer.Option(None, "--max-moves-per-broker", metavar="N",
+                                                 min=1, help="Batches in which no broker "
+                                                             "receives more than N replicas."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", metavar="N", min=1,
                                              help="Batches of at most N partitions."),
     throttle: Optional[str] = typer.Option(None, "--throttle", metavar="BYTES/S",
@@ -655,6 +660,8 @@ def plan(
             _fail("policylint plan needs OR-Tools: pip install 'policylint[plan]'")
         if balance_bytes and not log_dirs:
             _fail("--balance-bytes needs the partitions' sizes: give --log-dirs")
+        if leaders_only and max_moves is not None:
+            _fail("--leaders-only moves no replica: --max-moves does not apply")
         if leaders_only and (added or removed or replaced or rfs or repair or balance_bytes):
             _fail("--leaders-only moves no replica: give it without --add, --remove, "
                   "--replace, --rf, --repair or --balance-bytes")
@@ -663,11 +670,11 @@ def plan(
                           balance=not repair,
                           bytes_too=balance_bytes,
                           topics=tuple(topics or ()), rf=rfs, in_flight=allow_in_flight,
-                          under_replicated=include_under_replicated)
+                          under_replicated=include_under_replicated, max_moves=max_moves)
         try:
             written = run_plan(snapshot_file, request, brokers=brokers, log_dirs=log_dirs,
                                policy=policy, output=output, rollback=rollback,
-                               max_per_broker=max_moves, batch_size=batch_size,
+                               max_per_broker=max_per_broker, batch_size=batch_size,
                                throttle=rate, what=what, one_replica=one_replica)
         except PlanError as exc:
             _fail(str(exc))

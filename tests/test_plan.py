@@ -451,3 +451,38 @@ def test_one_replica_at_a_time(tmp_path):
             assert len(set(e["replicas"]) - set(state[key])) <= 1
             state[key] = e["replicas"]
     assert all(state[key] == replicas for key, replicas in plan.items())
+
+
+def test_max_moves_makes_the_best_plan_of_at_most_n_moves(tmp_path):
+    """--max-moves N (Cruise Control's light mode): the moves that even out the brokers
+    most, no more than N; the rest said to be left for a later plan."""
+    from collections import Counter
+    full = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "-o", "full.json")
+    assert full.returncode == 0, full.stderr
+    done = cli_plan(tmp_path, "--add", "7:a,8:b,9:c", "--max-moves", "6", "-o", "p.json")
+    assert done.returncode == 0, done.stderr
+    snapshot = json.loads((tmp_path / "s6.json").read_text())
+    today = {(t["name"], p["partition"]): p["replicas"] for t in snapshot["topics"]
+             for p in t["partitions"]}
+    entries = json.loads((tmp_path / "p.json").read_text())["partitions"]
+    moves = sum(len(set(e["replicas"]) - set(today[e["topic"], e["partition"]]))
+                for e in entries)
+    planned = len(json.loads((tmp_path / "full.json").read_text())["partitions"])
+    assert 0 < moves <= 6 and len(entries) < planned
+    after = {**today, **{(e["topic"], e["partition"]): e["replicas"] for e in entries}}
+    load = Counter(b for reps in after.values() for b in reps)
+    assert {7, 8, 9} <= set(load) and min(load[b] for b in (7, 8, 9)) >= 2  # onto the new
+    assert "beyond --max-moves 6 (a later plan moves them)" in done.stderr
+
+
+def test_max_moves_below_what_must_move_is_refused(tmp_path):
+    done = cli_plan(tmp_path, "--remove", "1", "--add", "7:a", "--max-moves", "3",
+                    "-o", "p.json")
+    assert done.returncode == 2 and "--max-moves 3: the plan must make 18 replica moves" in \
+        done.stderr, done.stderr
+    assert not (tmp_path / "p.json").exists()
+    done = cli_plan(tmp_path, "--remove", "1", "--add", "7:a", "--max-moves", "18",
+                    "-o", "p.json")
+    assert done.returncode == 0, done.stderr
+    entries = json.loads((tmp_path / "p.json").read_text())["partitions"]
+    assert entries and all(1 not in e["replicas"] for e in entries)

@@ -13,6 +13,7 @@ import fnmatch
 from typing import NamedTuple
 
 from ..model import Snapshot, original_replicas, target_replicas
+from .budget import within
 from .leaders import order, skewed, spread_by_moves
 from .placement import Goal, Placement, place
 
@@ -33,6 +34,7 @@ class Request(NamedTuple):
     in_flight: bool = False  # plan while reassignments are in flight (theirs stay as they are)
     under_replicated: bool = False  # move under-replicated partitions too
     leaders_only: bool = False  # reorder preferred leaders only: no replica moves
+    max_moves: int | None = None  # the best plan of at most this many replica moves
 
 
 class PlanError(Exception):
@@ -176,6 +178,14 @@ def make(snapshot: Snapshot, request: Request) -> Made:
             if t in stay:
                 left[why] = left.get(why, 0) + (lists[i] != before[i])
                 lists[i] = before[i]
+    if request.max_moves is not None:
+        try:
+            lists, beyond = within(before, lists, [i for i, (a, b) in enumerate(
+                zip(before, lists)) if a != b], brokers, request.max_moves)
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        if beyond:
+            left[f"beyond --max-moves {request.max_moves:,} (a later plan moves them)"] = beyond
     changed = [i for i, (a, b) in enumerate(zip(before, lists)) if a != b]
     leaders_changed = sum(1 for i in changed if lists[i][:1] != before[i][:1])
     return Made(keys, before, lists, changed, brokers, leaders_changed, left, placed.stuck,

@@ -1,0 +1,59 @@
+"""A plan of at most N replica moves (``--max-moves``, Cruise Control's "light mode"): the
+moves that must happen first, then the balance moves that even out the brokers most."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+
+def within(before: list[list[int]], after: list[list[int]], changed: list[int],
+           brokers: dict[int, str | None], most: int) -> tuple[list[list[int]], int]:
+    """The lists of the best plan of at most ``most`` replica moves (those left out keep
+    today's lists), and how many changed partitions were left out. ValueError (its
+    message said to the user) when the moves that must happen are more than ``most``."""
+    must, optional = [], []
+    for i in changed:
+        (must if _must(before[i], after[i], brokers) else optional).append(i)
+    needed = sum(_moves(before[i], after[i]) for i in must)
+    if needed > most:
+        raise ValueError(f"--max-moves {most:,}: the plan must make {needed:,} replica moves "
+                         "(replicas leaving brokers, broken rack spread, RF changes); give "
+                         "at least that many")
+    lists = [list(r) for r in after]
+    for i in optional:  # back to today's; chosen ones below take the plan's again
+        lists[i] = list(before[i])
+    load = Counter(b for reps in lists for b in reps)
+    budget = most - needed
+    left = 0
+    # the moves that narrow the spread of replicas over brokers most, first: each partition's
+    # change scored by how much it lowers the sum of squared broker loads
+    for i in sorted(optional, key=lambda i: -_gain(before[i], after[i], load)):
+        cost = _moves(before[i], after[i])
+        if cost > budget or (cost and _gain(before[i], after[i], load) <= 0):
+            left += 1
+            continue
+        load.subtract(before[i])
+        load.update(after[i])
+        lists[i] = list(after[i])
+        budget -= cost
+    return lists, left
+
+
+def _moves(before: list[int], after: list[int]) -> int:
+    return len(set(after) - set(before))
+
+
+def _must(before: list[int], after: list[int], brokers: dict) -> bool:
+    """A change the goal cannot do without: a replica on a broker the result may not use,
+    an RF asked for, or a rack spread the change widens."""
+    if len(before) != len(after) or any(b not in brokers for b in before):
+        return True
+    racks = lambda reps: len({brokers[b] for b in reps if brokers.get(b) is not None})  # noqa: E731
+    return racks(after) > racks(before)
+
+
+def _gain(before: list[int], after: list[int], load: Counter) -> int:
+    """How much the change lowers the sum of squared loads (moving one replica from a
+    broker of load a to one of load b lowers it by 2(a - b) - 2)."""
+    leaving, arriving = set(before) - set(after), set(after) - set(before)
+    return sum(2 * load[b] - 1 for b in leaving) - sum(2 * load[b] + 1 for b in arriving)
