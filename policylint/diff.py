@@ -75,7 +75,8 @@ def resolved(ctx, code: str, old: TopicSpec, new: TopicSpec, name: str,
             new.doc.get(new.paths[name]) is None or name in new.kept):
         return None  # removed, never written, or left as it is by the tool that applies it
     if name in old.unknown or name in new.unknown:
-        ctx.unchecked[code] += 1
+        ctx.unchecked.add(code, new.where(name), new.name,
+                          f"its {_FIELD[name]} on both sides (a template placeholder is none)")
         return None
     if before is not None and after is not None:
         return before, after
@@ -83,9 +84,14 @@ def resolved(ctx, code: str, old: TopicSpec, new: TopicSpec, name: str,
         return None
     fallback = default(ctx.profile)
     if fallback is None:
-        ctx.unchecked[code] += 1
+        ctx.unchecked.add(code, new.where(name), new.name,
+                          f"the broker default its {_FIELD[name]} is left to (the topic's "
+                          "cluster: --cluster or its Kafka resource)")
         return None
     return (fallback if before is None else before), (fallback if after is None else after)
+
+
+_FIELD = {"rf": "replication factor", "partitions": "partition count"}
 
 
 def words(declared: int | None, value: int) -> str:

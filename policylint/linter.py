@@ -69,8 +69,9 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files)
     unchecked = Unchecked()
     placed: list[tuple] = []
-    if inputs.unplaced:  # PL123: plans checked without their cluster
-        unchecked["PL123"] += inputs.unplaced
+    for plan in inputs.unplaced:  # PL123: plans checked without their cluster
+        unchecked.add("PL123", plan.where(), None, "its cluster (--cluster, or the policy's "
+                      "clusters: paths)", n=len(plan.moves))
     runs = []
     for group in inputs.groups:
         cluster_ = group.cluster

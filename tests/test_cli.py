@@ -63,7 +63,7 @@ def test_json_contract(repo):
     assert set(out["summary"]) == {"files", "error", "warning", "note", "suppressed",
                                    "unchecked", "skipped", "fixable"}
     assert out["summary"]["files"] == 2
-    assert out["summary"]["unchecked"] == {"PL201": 0}
+    assert out["summary"]["unchecked"] == {"PL201": 0, "PL308": 1}  # ELR: no features
     first = out["findings"][0]
     assert list(first) == ["rule", "name", "severity", "message", "file", "line", "column",
                            "topic", "partition", "suppressed", "related", "subjects", "url",
@@ -85,8 +85,11 @@ def test_text_output_clickable_with_summary(repo):
                "changed from 3 to 4" in line for line in lines)
     assert any(line.startswith("topics/orders.yaml:6:33: PL302 [*] [warning] ")
                for line in lines)
-    assert "Found " in lines[-2] and "in 3 files" in lines[-2]
-    assert lines[-1] == "[*] 4 findings fixable with --fix (--diff shows how)."
+    found = next(i for i, line in enumerate(lines) if line.startswith("Found "))
+    assert "in 3 files" in lines[found]
+    assert lines[found + 1] == "[*] 4 findings fixable with --fix (--diff shows how)."
+    assert lines[found + 2].startswith("PL308 could not be checked for 1 topic: whether "
+                                       "eligible leader replicas are on")
     assert "\x1b[" not in result.stdout  # not a terminal: no colour
 
 

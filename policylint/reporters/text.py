@@ -29,6 +29,9 @@ _UNCHECKED = {
                        "current replication factor no snapshot, --current assignment or "
                        "manifest gives"),
     "PL301": MIN_ISR, "PL302": MIN_ISR, "PL303": MIN_ISR,
+    "PL308": ("topic", "whether eligible leader replicas are on for its cluster is stated by "
+                       "no input (a snapshot with the cluster's features, "
+                       "eligible.leader.replicas.version)"),
     "PL203": ("subject", "its cluster's broker count is unknown (a Strimzi Kafka with node "
                          "pools needs them among the inputs; kafka-topics.sh output lists no "
                          "brokers), or its replication factor is a template placeholder"),

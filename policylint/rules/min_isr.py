@@ -133,7 +133,10 @@ class MinIsrRule(Rule):
                 continue
             current, source = ctx.entry_rf(plan, i)
             if min_isr is None or current is None:
-                ctx.unchecked[self.code] += 1
+                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                                  "the topic's min.insync.replicas (its cluster)"
+                                  if min_isr is None else "the partition's current RF (a "
+                                  "snapshot, --current, or the topic's manifest)")
                 continue
             if current == rf or self.breaks(current, min_isr.value, options):
                 continue  # the topic's own standing, not the plan's doing

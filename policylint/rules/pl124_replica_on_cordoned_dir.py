@@ -57,7 +57,9 @@ class ReplicaOnCordonedDir(Rule):
             held = set(target_replicas(state)) if state is not None else \
                 set() if lists else None
             if held is None and any(b in profile.cordoned for b in move.replicas):
-                ctx.unchecked[self.code] += 1
+                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                                  "which replicas the partition has today (a snapshot that "
+                                  "lists its topics)")
             for i, broker in enumerate(move.replicas):
                 cordoned = profile.cordoned.get(broker)
                 if not cordoned:

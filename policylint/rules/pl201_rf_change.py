@@ -50,7 +50,9 @@ class RfChange(Rule):
                 continue
             rf, source = ctx.entry_rf(plan, i)
             if rf is None:
-                ctx.unchecked[self.code] += 1
+                ctx.unchecked.add(self.code, plan.where(move, "replicas"), topic,
+                                  "the partition's current RF (a snapshot, --current, or "
+                                  "the topic's manifest)")
             elif len(move.replicas) != rf:
                 yield self.finding(
                     f"partition {topic}-{move.partition}: replication factor is changed from "

@@ -1,4 +1,4 @@
-from ..model import Plan, Snapshot
+from ..model import Plan, Snapshot, TopicSpec
 from ..rule import Rule
 from ..words import count, subject
 
@@ -43,7 +43,9 @@ class RfExceedsBrokers(Rule):
         profile = ctx.profile_for(target)
         brokers = None if profile is None else profile.broker_count
         if profile is not None and brokers is None and not isinstance(target, Snapshot):
-            ctx.unchecked[self.code] += 1  # a Kafka with node pools, none of them linted
+            ctx.unchecked.add(self.code, target.where("name") if isinstance(target, TopicSpec)
+                              else target.where(), getattr(target, "name", None),
+                              "its cluster's broker count (the Kafka's node pools)")
         if not brokers:
             return
         # the cluster as a message names it: with the file that describes it, but for a

@@ -99,7 +99,9 @@ class RfBelowMinimum(Rule):
                 continue
             current, source = ctx.entry_rf(plan, i)
             if current is None:
-                ctx.unchecked[self.code] += 1
+                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                                  "the partition's current RF (a snapshot, --current, or "
+                                  "the topic's manifest)")
             elif current >= floor:
                 seen.add(move.topic)
                 yield self._finding(

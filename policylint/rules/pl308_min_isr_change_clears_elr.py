@@ -19,13 +19,19 @@ class MinIsrChangeClearsElr(Rule):
     4.0). Where no input says, the topic is counted unchecked: a 4.1 cluster formatted new
     has ELR on, one upgraded from 4.0 has it off.
 
+    Also reports a cluster resource (a Strimzi `Kafka`'s broker config) whose
+    `min.insync.replicas` differs from the live cluster's (its snapshot in the run) while
+    ELR is on: Kafka refuses a broker-level min.insync.replicas change then.
+
     ## Why is this bad?
     With ELR on, Kafka clears a topic's eligible leader replicas when its
     min.insync.replicas is updated (and every topic's when the cluster default is). Until
     the ISR regrows, a partition that loses its last in-sync replica has no replica known
     to hold every committed record to elect: it stays offline, or an unclean election loses
     data. The change itself is allowed; apply it when the cluster is healthy, not during an
-    incident.
+    incident. A broker-level change is refused outright while ELR is on: only the
+    cluster-level default (`kafka-configs.sh --entity-type brokers --entity-default`) can
+    change, and changing it clears every topic's ELR.
 
     ## Example
     At REF `min.insync.replicas: 2`, now:

@@ -56,7 +56,7 @@ class Inputs(Struct):
     #: the linted inputs grouped by cluster, and which cluster a manifest or plan is of
     groups: list[Group] = field(default_factory=list)
     placement: Placement | None = None
-    unplaced: int = 0  # entries of plans no cluster places (PL123)
+    unplaced: list = field(default_factory=list)  # plans no cluster places (PL123)
     changes: list[Change] = field(default_factory=list)  # of change sets (Terraform plans)
     #: the current assignment (``--current``, or printed beside a plan): (topic, partition)
     #: -> replicas

@@ -162,7 +162,7 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
                 f"rules that need its cluster skip its {len(plan.moves)} entries: give it with "
                 "--cluster FILE, or map the plan's path to a cluster under clusters: in the "
                 "policy", plan.doc.source.name, at=plan.where()))
-            inputs.unplaced += len(plan.moves)
+            inputs.unplaced.append(plan)
         group(cluster).plans.append(plan)
     for change in inputs.changes:
         group(*placement.of_manifest(change.after or change.before)).changes.append(change)
