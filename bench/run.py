@@ -164,12 +164,13 @@ def make_tf_files(count: int) -> list[str]:
     return paths
 
 
-def timed(args: list[str], command: list[str] = POLICYLINT) -> tuple[float, float, int]:
+def timed(args: list[str], command: list[str] = POLICYLINT, env: dict | None = None
+          ) -> tuple[float, float, int]:
     """(wall seconds, peak RSS MiB of the child, exit code) of one policylint process (or
     of ``command``; exit 1, findings, is a run)."""
     start = time.perf_counter()
     done = subprocess.run(command + args, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True, env=env)
     wall = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{(command + args)[0]} failed: {done.stderr}")
@@ -177,6 +178,32 @@ def timed(args: list[str], command: list[str] = POLICYLINT) -> tuple[float, floa
         raise SystemExit(f"{' '.join(args)} read nothing: {done.stderr}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return wall, peak, done.returncode
+
+
+#: the release this round's speed is held to (the 1M-entry plan lint)
+PREVIOUS = "c6ea3d8"
+
+
+def beside_previous(args: list[str], runs: int = 5) -> tuple[float, float]:
+    """Median wall seconds of ``runs`` policylint processes of this checkout and of the
+    previous release's code (``PREVIOUS``, from git, run by the same interpreter and
+    packages), alternated so that the machine's drift falls on both."""
+    import io
+    import os
+    import tarfile
+    tree = OUT / f"at-{PREVIOUS}"
+    if not tree.exists():
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS],
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tree, filter="data")
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    previous = [str(HOOK_ENV / "bin" / "python"), "-m", "policylint"]
+    now, then = [], []
+    for _ in range(runs):
+        now.append(timed(args)[0])
+        then.append(timed(args, previous, env)[0])
+    return statistics.median(now), statistics.median(then)
 
 
 def best_of(runs: int, args: list[str]) -> tuple[float, float]:
@@ -308,6 +335,9 @@ def main() -> None:
     print(f"  policylint lint, whole process: {wall:6.2f} s = {wall / decode:.2f}x json decode"
           + (f" = {wall / floor:.2f}x msgspec decode (target <= 3x)" if floor else "")
           + f"; peak RSS {peak:,.0f} MiB (target <= 2560 MiB)")
+    now, then = beside_previous(["lint", str(plan), "--cluster", str(snap), "--format", "json"])
+    print(f"  the same, median of 5 runs alternated with the previous release's ({PREVIOUS}): "
+          f"{now:.2f} s, then {then:.2f} s ({100 * (now - then) / then:+.1f}%)")
     wall, _ = best_of(3, ["lint", str(snap), "--format", "json"])
     print(f"  the snapshot itself linted (all rules): {wall:6.2f} s")
 
