@@ -427,7 +427,8 @@ def load(parsed: list[Parsed]) -> Inputs:
         if all(role in _UNCHECKED for role in roles):
             if not explicit and all(_own_output(doc) for doc in docs):
                 continue  # a report or baseline policylint wrote: not an input, not skipped
-            inputs.skipped.append((name, "none of policylint's kinds"))
+            inputs.skipped.append((name, next(filter(None, (
+                formats.unclaimed(doc.data) for doc in docs)), "none of policylint's kinds")))
             if explicit:
                 inputs.findings.append(_unknown(name, docs, kinds))
             continue
@@ -484,6 +485,11 @@ def _own_output(doc: Document) -> bool:
 def _unknown(name: str, docs: list[Document], kinds: list[str | None]) -> Finding:
     other = next((kafka_tools.OTHER_TOOLS[k] for k in kinds if k in kafka_tools.OTHER_TOOLS),
                  None)
+    shaped = next(filter(None, (formats.unclaimed(doc.data) for doc in docs)), None)
+    if shaped and not other:  # a note that says why, not a warning of an unknown file
+        found = source_finding("PL102", shaped, name, at=(docs[0], ()))
+        found.severity = "note"
+        return found
     message = f"{other}: not a document policylint checks" if other else (
         "not a document policylint knows (a topic declaration of Strimzi, Confluent for "
         "Kubernetes, Jikkou, Koperator, Aiven, Conduktor, topicctl, JulieOps, kafka-gitops or "

@@ -232,6 +232,23 @@ def detect(data: Any) -> str | None:
 _TOP: dict[str, frozenset | None] = {}  # kind -> its schema's top-level keys (None: any)
 
 
+def unclaimed(data: Any) -> str | None:
+    """Why a document no format reads is not the one its shape suggests: a format that
+    claims it by shape, refused because most of its top-level keys are not that format's
+    (``_recognised``); None when no format's shape fits it at all."""
+    if type(data) is not dict:
+        return None
+    for module in (_door or _index()).shapes:
+        kind = module.detect(data)
+        if kind and not _recognised(kind, data):
+            foreign = sorted(str(k) for k in data if k not in (_TOP[kind] or ()))
+            tool = module.__name__.rsplit(".", 1)[-1].replace("_", "-")
+            return (f"shaped like a {tool} file, but most of its top-level keys are none of "
+                    f"that format's ({', '.join(foreign[:5])}"
+                    f"{', ...' if len(foreign) > 5 else ''}): not read as one")
+    return None
+
+
 def _recognised(kind: str, data: dict) -> bool:
     """Whether a document a format claims by its shape has mostly that format's top-level
     keys: an in-house spec that also holds a ``topics:`` map is not kafka-gitops's."""
