@@ -73,6 +73,15 @@ def test_the_cel_campaigns_find_stays_fixed(tmp_path):
     assert check(tmp_path, written, args) is None
 
 
+@pytest.mark.parametrize("seed, kind", [(70002312, "names"), (80000554, "surface")])
+def test_the_terraform_campaigns_finds_stay_fixed(seed, kind, tmp_path):
+    """A Terraform file() of a file that is not there raised past the evaluator (an
+    internal error): the value is unknown, as Terraform would refuse it."""
+    import random
+    written, args = case(random.Random(seed), kind)
+    assert check(tmp_path, written, args) is None
+
+
 def test_the_server_campaigns_find_stays_fixed(tmp_path):
     """Seed 9085121: a policy key holding a line break made a policy error of two lines."""
     import random

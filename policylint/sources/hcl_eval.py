@@ -75,9 +75,8 @@ def expression(text: str, scope: Scope) -> Any:
         return _value(tree, scope)
     except _Unknown:
         return UNKNOWN
-    except (RecursionError, TypeError, ValueError, KeyError, IndexError, AttributeError,
-            ZeroDivisionError, OverflowError):
-        return UNKNOWN  # an expression Terraform itself would refuse: nothing known
+    except Exception:  # a file that is not there, YAML that does not read, a wrong type:
+        return UNKNOWN  # what Terraform itself would refuse is known to be nothing
 
 
 @lru_cache(maxsize=4096)
@@ -343,7 +342,7 @@ def _call(node: Any, scope: Scope) -> Any:
         for argument in arguments:
             try:
                 value = _value(argument, scope)
-            except (_Unknown, TypeError, ValueError, KeyError, IndexError):
+            except Exception:  # try() takes the first argument that evaluates
                 continue
             if value is not UNKNOWN:
                 return value
