@@ -60,9 +60,9 @@ def elr(profile: ClusterProfile | None) -> tuple[bool | None, str]:
     if profile is None:
         return None, ""
     name = profile.doc.source.name if profile.doc is not None else profile.name
-    if ELR_FEATURE in profile.features:
-        return profile.features[ELR_FEATURE] >= 1, \
-            f"{ELR_FEATURE}={profile.features[ELR_FEATURE]} in {name}"
+    if profile.features:  # captured: a feature not finalized is at level 0
+        level = profile.features.get(ELR_FEATURE, 0)
+        return level >= 1, f"{ELR_FEATURE}={level} in {name}"
     stated = str(profile.config.get(ELR_CONFIG, "")).strip().lower()
     if stated in ("true", "false"):
         return stated == "true", f"{ELR_CONFIG}={stated} in {name}"

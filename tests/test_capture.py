@@ -285,3 +285,20 @@ def test_brokers_cordoned_log_directories_are_captured():
     quiet = take(RecordedAdmin(RACKS, [settled()], broker_config={"log.dirs": "/d1"}),
                  name="prod")
     assert quiet["brokers"][0] == {"id": 1, "rack": "a"}
+
+
+@pytest.mark.parametrize("features, written, on", [
+    ({"metadata.version": 27, "eligible.leader.replicas.version": 1},
+     {"eligible.leader.replicas.version": 1, "metadata.version": 27}, True),
+    ({"metadata.version": 27, "eligible.leader.replicas.version": None},  # not finalized
+     {"eligible.leader.replicas.version": 0, "metadata.version": 27}, False),
+    (None, None, None)])  # a broker that answers no DescribeFeatures: nothing said
+def test_the_finalized_features_are_captured_and_say_whether_elr_is_on(features, written, on):
+    from policylint.kafka import elr
+    from policylint.sources import load, parse
+    from policylint.sources.document import SourceFile
+    admin = RecordedAdmin(RACKS, [settled()], features=features, version=(4, 1))
+    doc = take(admin, name="prod")
+    assert doc.get("features") == written
+    snapshot = load([("s.json", True, parse(SourceFile("s.json", json.dumps(doc), "json")))])
+    assert elr(snapshot.snapshots[0].profile)[0] is on

@@ -145,3 +145,14 @@ def test_the_recorded_double_answers_in_the_brokers_shapes(broker):
     double.topic_configs = {"orders": {"retention.ms": "1"}}
     recorded_entry = double.describe_configs(resource)["topic"]["orders"]["retention.ms"]
     assert shape(recorded_entry) == shape(entry)
+    # the features: what the broker answers has the double's shape, whatever it finalizes
+    try:
+        real_features = admin.describe_features()
+    except kafka.errors.KafkaError:
+        real_features = None
+    double.features = {"metadata.version": 1}
+    recorded_features = double.describe_features()
+    if real_features:
+        name = next(iter(real_features))
+        assert set(real_features[name]) <= {"supported", "finalized", "finalized_epoch"}
+        assert set(recorded_features["metadata.version"]) <= {"supported", "finalized"}

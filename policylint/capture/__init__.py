@@ -106,10 +106,12 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
     configs = _topic_configs(admin, list(described), chunk, version)
     cluster_config = _broker_config(admin, home)
     _cordoned(admin, brokers)
+    features = _features(admin)
     doc: dict[str, Any] = {
         "kind": "ClusterSnapshot", "version": 1, "cluster": name or info.get("cluster_id")
         or "cluster", "cluster_id": info.get("cluster_id"), "controller": controller,
         "captured_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "kafka_version": version,
+        **({"features": features} if features is not None else {}),
         "brokers": brokers, "config": {k: v for k, (v, _) in cluster_config.items()},
         "config_sources": {k: s for k, (_, s) in cluster_config.items()},
         "capture": {"tool": f"policylint {__version__}", "reads": reads,
@@ -118,6 +120,22 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
                    for t in sorted(described)],
     }
     return doc
+
+
+def _features(admin: Any) -> dict[str, int] | None:
+    """The cluster's finalized feature levels (KIP-584, ``kafka-features.sh describe``):
+    ``eligible.leader.replicas.version`` says whether ELR is on (PL308); a feature the
+    cluster supports and has not finalized is at level 0. None where the client or the
+    broker cannot say (a broker before 2.4)."""
+    describe = getattr(admin, "describe_features", None)
+    if describe is None:
+        return None
+    try:
+        found = describe()
+    except Exception:  # an old broker, a client without the call: the snapshot says nothing
+        return None
+    return {name: (f.get("finalized") or (0, 0))[1] for name, f in sorted(found.items())
+            if isinstance(f, dict) and ("finalized" in f or "supported" in f)}
 
 
 def _version(admin: Any, broker: int | None) -> str | None:

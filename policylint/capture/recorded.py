@@ -42,12 +42,16 @@ class RecordedAdmin:
                  reassignments: list[dict] = ({},), topic_configs: dict | None = None,
                  broker_config: dict[str, str] | None = None, controller: int | None = None,
                  cluster_id: str = "recorded-cluster", version: tuple = (3, 9),
-                 fail: dict[str, Exception] | None = None):
+                 fail: dict[str, Exception] | None = None,
+                 features: dict[str, int | None] | None = None):
         self.brokers, self.views = brokers, views
         self.reassignments = list(reassignments)
         self.topic_configs, self.broker_config = topic_configs or {}, broker_config or {}
         self.controller = min(brokers) if controller is None and brokers else controller
         self.cluster_id, self.version, self.fail = cluster_id, version, fail or {}
+        #: feature -> finalized level (None: supported, not finalized); None: a broker
+        #: that answers no DescribeFeatures (before 2.4)
+        self.features = features
         self.calls: list[str] = []
         self._lists = self._round = 0
         self._listed_since_describe = False
@@ -63,6 +67,15 @@ class RecordedAdmin:
                 "brokers": [{"broker_id": b, "host": "127.0.0.1", "port": 9092, "rack": r}
                             for b, r in self.brokers.items()],
                 "authorized_operations": None}
+
+    def describe_features(self) -> dict:
+        self._call("describe_features")
+        if self.features is None:
+            from kafka.errors import UnsupportedVersionError
+            raise UnsupportedVersionError("ApiVersions v3")
+        return {name: {"supported": (0, level or 1),
+                       **({"finalized": (level, level)} if level is not None else {})}
+                for name, level in self.features.items()}
 
     def get_broker_version_data(self, broker_id: int) -> Any:
         self._call("get_broker_version_data")
