@@ -70,6 +70,7 @@ class CelRule(Rule):
         self.checks, self.matches = checks, matches
         self.variables = list(variables)
         self.own = _has_own(entry)
+        self.batch: _Batch | None = None  # the program it shares with the rules beside it
         self.params = entry.get("params") or {}
         self.cluster_params = entry.get("cluster_params") or {}
         self.failure_policy = entry.get("failurePolicy")
@@ -111,7 +112,11 @@ class CelRule(Rule):
     def check(self, target: Any, ctx: Any, options: dict) -> Any:
         if self.spent > BUDGET_SECONDS:
             return
-        for bindings, at, label, shared in _subjects_of(self.applies_to, target, ctx):
+        subjects_ = _subjects_of(self.applies_to, target, ctx)
+        passed = self.batch.passed(target, subjects_, ctx) if self.batch else None
+        for k, (bindings, at, label, shared) in enumerate(subjects_):
+            if passed and passed[k]:  # every rule of the batch holds for it: nothing to say
+                continue
             started = time.perf_counter()
             found = self._judge(bindings, at, label, ctx,
                                 self._own(bindings) if self.own else shared)
@@ -143,20 +148,24 @@ class CelRule(Rule):
                     ctx.unchecked.add(self.code, at(self.field), label[0],
                                       f"a value it reads that no input states ({_short(error)})")
                 continue
-            if value is True:
-                continue
-            message = check.message
-            if check.message_program is not None:
-                said, error = _evaluated(check.message_program, activation)
-                if error is None and isinstance(said, str) and said.strip():
-                    message = said
-            message = message or f"{check.text} is false"
-            topic, partition, name = label
-            if name and name not in message:
-                message = f"{name}: {message}"
-            where = at(check.field or self.field)
-            found.append(self.finding(message, at=where, topic=topic, partition=partition))
+            if value is not True:
+                found.append(self._false(check, activation, at, label))
         return found
+
+    def _false(self, check: _Check, activation: Any, at: Any, label: tuple) -> Finding:
+        """The finding of a validation that is false for a subject: its message (or the
+        value of its messageExpression), at its field."""
+        message = check.message
+        if check.message_program is not None:
+            said, error = _evaluated(check.message_program, activation)
+            if error is None and isinstance(said, str) and said.strip():
+                message = said
+        message = message or f"{check.text} is false"
+        topic, partition, name = label
+        if name and name not in message:
+            message = f"{name}: {message}"
+        return self.finding(message, at=at(check.field or self.field), topic=topic,
+                            partition=partition)
 
     def _own(self, bindings: dict) -> Any:
         """The subject's activation with this rule's ``params`` (its cluster's over them) and
@@ -191,6 +200,66 @@ class CelRule(Rule):
                         self.severity if self.failure_policy == "Fail" else "note",
                         f"{name + ': ' if name else ''}{said}", at(self.field), topic,
                         partition)]
+
+
+class _Batch:
+    """The rules of one ``applies_to`` that share their activation, as one CEL program
+    that holds when every one of them holds: per rule ``M ? (V1 && V2 ...) : true`` (its
+    matchConditions M, its validations V), all joined by ``&&``. Evaluated once per subject
+    instead of once per rule and expression: a subject it holds for (the usual) gives no
+    finding and reads no absent value; any other (a false validation, a value no input
+    states, an error: ``?:`` and ``&&`` let no error become true) is judged rule by rule,
+    as without it, so the verdicts are the same."""
+
+    def __init__(self, rules: list[CelRule], program: Any):
+        self.rules, self.program = rules, program
+        for rule in rules:
+            rule.batch = self
+
+    def passed(self, target: Any, subjects_: list, ctx: Any) -> list[bool]:
+        """Per subject, whether every rule of the batch holds; once per run and target."""
+        cache = ctx._views.setdefault("cel-batch", {})
+        key = (id(self), id(target))
+        found = cache.get(key)
+        if found is None:
+            started = time.perf_counter()
+            found = cache[key] = [_holds(self.program, activation)
+                                  for _, _, _, activation in subjects_]
+            spent = (time.perf_counter() - started) / len(self.rules)
+            for rule in self.rules:
+                rule.spent += spent
+        return found
+
+
+def _holds(program: Any, activation: Any) -> bool:
+    try:
+        value = program.eval(activation)
+        return value.type().name() == "BOOL" and value.value() is True
+    except Exception:  # the evaluator's refusal: judged rule by rule
+        return False
+
+
+def _batched(rules: list[CelRule], sources: list[dict]) -> None:
+    """One program per ``applies_to`` for the rules without variables or params of their
+    own (their activation is the subject's), where there are two or more of them."""
+    by_kind: dict[str, list[tuple[CelRule, dict]]] = {}
+    for rule, entry in zip(rules, sources):
+        if not rule.own:
+            by_kind.setdefault(rule.applies_to, []).append((rule, entry))
+    for kind, members in by_kind.items():
+        if len(members) < 2:
+            continue
+        parts = []
+        for _, entry in members:
+            holds = " && ".join(f"({v['expression']})" for v in entry["validations"])
+            matches = [f"({m['expression']})" for m in entry.get("matchConditions") or ()]
+            parts.append(f"(({' && '.join(matches)}) ? ({holds}) : true)" if matches
+                         else f"({holds})")
+        try:
+            program = _env(KINDS[kind][0]).compile(" && ".join(parts))
+        except Exception:  # each compiled on its own: judged one by one, as before
+            continue
+        _Batch([rule for rule, _ in members], program)
 
 
 def _evaluated(program: Any, activation: Any) -> tuple[Any, str | None]:
@@ -393,6 +462,7 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
             checks.append(_Check(program, v["expression"], v.get("message"), said,
                                  v.get("field")))
         rules.append(CelRule(entry, checks, matches, source, variables))
+    _batched(rules, [normalized(e) for e in entries])
     return rules
 
 
