@@ -479,5 +479,10 @@ def test_cel_rules_in_the_audit_as_in_lint(spark, fleet, fleet_dir, tmp_path, mo
     expected = local_findings(sorted(fleet_dir.rglob("*.json")), "policy.yaml", ["TEAM"])
     found = {f for f in spark_findings(audit(fleet, load_policy("policy.yaml")))
              if f[0].startswith("TEAM")}
-    assert {f[0] for f in expected} >= {"TEAM1", "TEAM2"}
+    assert {f[0] for f in expected} >= {"TEAM1", "TEAM2", "TEAM3", "TEAM4"}
     assert found == expected, sorted(found ^ expected)[:10]
+    # a rule that reads a topic's config and its cluster's settings alone is checked once
+    # per distinct shape, as the built-in config rules are; the others on the generic path
+    from policylint.cel import compile_rules
+    frames = {r.code: r.spark_frame for r in compile_rules(CEL_POLICY["cel_rules"], "p")}
+    assert frames == {"TEAM1": None, "TEAM2": None, "TEAM3": "configs", "TEAM4": "configs"}

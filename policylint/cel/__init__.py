@@ -80,9 +80,18 @@ class CelRule(Rule):
         # audit leaves them out for a rule that reads none of them
         texts = " ".join(self.expressions + [m["expression"] for m in
                                              entry.get("matchConditions") or ()] +
-                         [v.get("messageExpression", "") for v in entry["validations"]])
+                         [v.get("messageExpression", "") for v in entry["validations"]] +
+                         [v["expression"] for v in entry.get("variables") or ()])
         self.reads_partitions = self.applies_to == "partitions" or bool(
             re.search(r"\b(rf|partitions|assignment|stated)\b", texts))
+        # a rule that judges a topic by its config and its cluster's settings alone (not
+        # its name, labels or file; not a cluster's name) gives every topic of one shape
+        # the same verdict: the audit checks each distinct shape once (spark.shapes)
+        if self.applies_to in ("topics", "clusters") and not self.reads_partitions and \
+                not self.cluster_params and not re.search(
+                    r"\btopic\.(name|labels|annotations|file|format|managed)\b|"
+                    r"\bcluster\.name\b|\[\s*[\"']name[\"']|\bobject\b|\bchange\b", texts):
+            self.spark_frame = "configs"
         self.entry = entry
 
     def __reduce__(self) -> tuple:  # to Spark's executors: compiled again there
