@@ -451,3 +451,18 @@ def test_variables_params_per_cluster_and_object_names(tmp_path, monkeypatch):
                    lint(["."], select=["TEAM"], base="HEAD").findings)
     assert found == [("TEAM001", "small/t.yaml", "topic a: at most 2 partitions, not 5"),
                      ("TEAM002", "big/t.yaml", "topic b: partitions shrink")]
+
+
+def test_the_summary_says_what_a_cel_rule_could_not_read(tmp_path, monkeypatch):
+    """Not "a template placeholder" whatever the cause: the value the rule's subjects
+    lack, as its evaluation says."""
+    from typer.testing import CliRunner
+    from policylint.cli import app
+    write_files(tmp_path, {".policylint.yaml": (
+        "cel_rules:\n  - code: TEAM001\n    name: retention\n    applies_to: topics\n"
+        "    validations:\n      - expression: topic.config['retention.ms'] > 1000\n"),
+        "t.yaml": TOPIC.format(name="t", rf=3, min_isr=2)})
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(app, ["lint", ".", "--select", "TEAM"]).stdout
+    assert 'TEAM001 could not be checked for 1 subject: a value it reads that no input ' \
+           'states (Key not found in map : "retention.ms").' in out

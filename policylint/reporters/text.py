@@ -108,9 +108,15 @@ def trailer(result) -> list[str]:
                      f"left out here; {result.baseline['fixed']} of its findings are fixed "
                      "(write it again to drop them).")
     said: dict[tuple, list[tuple]] = {}  # the rules of one reason are said on one line
+    needs: dict[str, set] = {}  # what each rule's subjects need, as they said it
+    for item in getattr(result, "unchecked_subjects", None) or ():
+        needs.setdefault(item["rule"], set()).add(item.get("needs"))
     for code, n in result.unchecked.items():
         if n:
             subject, why = _UNCHECKED.get(code, UNKNOWN_VALUE)
+            said_once = needs.get(code, set())
+            if code not in _UNCHECKED and len(said_once) == 1 and None not in said_once:
+                why = next(iter(said_once))  # a rule's own reason (a CEL rule's error)
             said.setdefault((subject, why), []).append((code, n))
     for (subject, why), counts in said.items():
         codes = [code for code, _ in counts]
