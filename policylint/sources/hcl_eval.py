@@ -79,6 +79,16 @@ def expression(text: str, scope: Scope) -> Any:
         return UNKNOWN  # what Terraform itself would refuse is known to be nothing
 
 
+def values_of(text: str) -> tuple[dict, Any]:
+    """The values of a ``.tf`` file as python-hcl2 serialises them (an expression as its
+    ``${...}`` text), and its parse tree; lark's and python-hcl2's errors raised."""
+    import hcl2
+    from hcl2.utils import SerializationOptions
+    tree = hcl2.parses_to_tree(text)
+    return hcl2.serialize(hcl2.transform(tree), serialization_options=SerializationOptions(
+        strip_string_quotes=True, with_comments=False)), tree
+
+
 @lru_cache(maxsize=4096)
 def _parsed(text: str) -> Any:
     import hcl2
@@ -492,7 +502,6 @@ _DECLARED: dict[tuple, tuple[dict, dict]] = {}
 def _declarations(folder: str) -> tuple[dict, dict]:
     """(locals, variables) as written in the ``.tf`` files of the module in ``folder``;
     read again when one of them changes."""
-    from .terraform import _load
     entries = []
     try:
         for entry in os.scandir(folder or "."):
@@ -518,7 +527,7 @@ def _declarations(folder: str) -> tuple[dict, dict]:
                     text = f.read()
                 if not re.search(r"^[ \t]*(locals|variable)\b", text, re.M):
                     continue
-                data = _load(text, marked=False)[0]
+                data = values_of(text)[0]
             except Exception:  # not UTF-8, not HCL: its own lint says so
                 continue
             for block in data.get("locals") or ():

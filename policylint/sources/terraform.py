@@ -133,13 +133,10 @@ def _load(text: str, marked: bool = True) -> tuple[dict, dict]:
     """The values of a ``.tf`` file and (if ``marked``) where each is written; lark's and
     python-hcl2's errors raised."""
     try:
-        import hcl2
-        from hcl2.utils import SerializationOptions
+        import hcl2  # noqa: F401
     except ImportError:  # pragma: no cover - a dependency of policylint
         raise ParseError("reading Terraform needs python-hcl2 (pip install python-hcl2)")
-    tree = hcl2.parses_to_tree(text)
-    data = hcl2.serialize(hcl2.transform(tree), serialization_options=SerializationOptions(
-        strip_string_quotes=True, with_comments=False))
+    data, tree = hcl_eval.values_of(text)
     return data, _marks(tree) if marked else {}
 
 
