@@ -36,7 +36,7 @@ spark_findings = testing.finding_rows
 # partition-count rules on the topics their Spark form picks ("names"). No built-in runs
 # on the generic Python path.
 BY_SHAPE = {"PL601", "PL602", "PL603", "PL604", "PL605", "PL607", "PL608", "PL704", "PL706",
-            "PL707", "PL801", "PL802", "PL803", "PL804", "PL805"}
+            "PL707", "PL801", "PL802", "PL803", "PL804", "PL805", "PL308"}
 ON_SUSPECTS = {"PL701", "PL702", "PL703"}
 
 
