@@ -50,10 +50,20 @@ def lower_bound(before: dict, brokers: dict) -> int:
     return bound(list(before.values()), brokers)
 
 
+def topic_spread(assignment: dict, brokers: dict) -> float:
+    """Per topic, the most minus the fewest of its replicas on a broker, averaged over
+    topics: how evenly each topic's traffic is spread."""
+    per: dict[str, Counter] = {}
+    for (topic, _), reps in assignment.items():
+        per.setdefault(topic, Counter()).update(reps)
+    return sum(max(c[b] for b in brokers) - min(c[b] for b in brokers)
+               for c in per.values()) / max(len(per), 1)
+
+
 def judge(before: dict, after: dict, brokers: dict) -> dict:
     racks = len(set(brokers.values()) - {None})
     inbound = Counter(b for k in before for b in set(after[k]) - set(before[k]))
-    return {"moved": sum(inbound.values()),
+    return {"moved": sum(inbound.values()), "spread": topic_spread(after, brokers),
             "leaders": sum(1 for k in before if before[k][0] != after[k][0]),
             "racks": sum(1 for reps in after.values()
                          if racks and len({brokers.get(b) for b in reps} - {None}) <
@@ -87,11 +97,12 @@ def scenario(name: str, brokers_before: dict, brokers_after: dict, topics: dict,
     print(f"\n{name}: {len(before):,} partitions, {len(brokers_after)} brokers "
           f"(snapshot decoded in {decode:.2f} s)")
     print(f"  {'':<22}{'moved':>10}{'leaders':>10}{'racks broken':>14}{'max inbound':>13}"
-          f"{'time':>9}")
+          f"{'per-topic spread':>18}{'time':>9}")
     print(f"  {'lower bound':<22}{bound:>10,}")
+    print(f"  {'before the plan':<22}{'':>47}{topic_spread(before, brokers_after):>18.2f}")
     for label, row in (("policylint plan", ours), ("kafka --generate", kafka)):
         print(f"  {label:<22}{row['moved']:>10,}{row['leaders']:>10,}{row['racks']:>14,}"
-              f"{row['inbound']:>13,}{row['time']:>8.2f}s")
+              f"{row['inbound']:>13,}{row['spread']:>18.2f}{row['time']:>8.2f}s")
     def spread(counts: Counter) -> str:
         return f"{min(counts[b] for b in brokers_after)}-{max(counts[b] for b in brokers_after)}"
     print(f"  policylint: {ours['moved'] / max(bound, 1):.3f}x the bound; replicas per broker "
@@ -107,7 +118,7 @@ def main() -> None:
              Request(remove=frozenset({9})))
     scenario("replace broker 5 by 10", nine, {**{b: r for b, r in nine.items() if b != 5},
                                               10: nine[5]}, small,
-             Request(add={10: nine[5]}, replace={5: 10}))
+             Request(replace={5: 10}, racks={10: nine[5]}))
     unaware = generate(small, dict.fromkeys(nine), 3)
     scenario("fix racks of a rack-unaware placement", nine, nine, small, Request(),
              start=unaware)

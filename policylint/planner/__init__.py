@@ -159,7 +159,7 @@ def make(snapshot: Snapshot, request: Request) -> Made:
                         "to complete, or give --allow-in-flight to plan around it")
     sizes = [request.sizes.get(k, 0) for k in keys] if request.sizes else None
     goal = Goal(brokers, movable, rf, request.balance, request.rack_mode, sizes, closed,
-                bytes_too=request.bytes_too)
+                bytes_too=request.bytes_too, topics=topics)
     placed = Placement([list(r) for r in before], {}) if request.leaders_only else \
         place(before, goal)
     for pid in placed.stuck:  # left as it is, said why

@@ -46,6 +46,9 @@ class Goal(NamedTuple):
     #: also even out the bytes each broker holds (``sizes`` needed), by swapping replicas
     #: of two partitions between two brokers of one rack: counts and racks stay as they are
     bytes_too: bool = False
+    #: per partition, its topic: a broker gives one replica of each topic before a second
+    #: of any, so that no topic's traffic lands whole on the brokers that receive
+    topics: list | None = None
 
 
 class Placement(NamedTuple):
@@ -316,7 +319,7 @@ class _State:
         for b in over:
             if not any(h and h[0][0] < 0 for h in self.heaps.values()):
                 return  # every broker holds its share
-            lists = [iter(sorted(x.get(b, ()), key=lambda p: (sizes[p], p)))
+            lists = [iter(_round_robin(x.get(b, ()), sizes, goal.topics))
                      for x in (led, followed)]
             while self.load[b] > self.target[b]:
                 first = 0 if leads[b] > mean else 1
@@ -345,6 +348,20 @@ class _State:
 
 
 _NONE = object()
+
+
+def _round_robin(pids: list[int], sizes: list[int], topics: list | None) -> list[int]:
+    """The partitions a broker may give, small ones first, and among those of one size one
+    of each topic in turn (its first, then each topic's second...): the receivers get
+    replicas of many topics, not whole topics."""
+    if topics is None:
+        return sorted(pids, key=lambda p: (sizes[p], p))
+    rank: Counter = Counter()
+    keyed = []
+    for p in sorted(pids):
+        keyed.append((sizes[p], rank[topics[p]], p))
+        rank[topics[p]] += 1
+    return [p for _, _, p in sorted(keyed)]
 
 
 def _level(racks: list[tuple[int, int]], total: int) -> float:
