@@ -313,13 +313,12 @@ class _State:
                 for i, b in enumerate(slots):
                     (led if i == 0 else followed).setdefault(b, []).append(pid)
         mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
-        sizes = goal.sizes or [0] * len(out)
         over = sorted((b for b in self.target if self.load[b] > self.target[b]),
                       key=lambda b: (self.target[b] - self.load[b], b))
         for b in over:
             if not any(h and h[0][0] < 0 for h in self.heaps.values()):
                 return  # every broker holds its share
-            lists = [iter(_round_robin(x.get(b, ()), sizes, goal.topics))
+            lists = [_round_robin(x.get(b, ()), goal.sizes, goal.topics)
                      for x in (led, followed)]
             while self.load[b] > self.target[b]:
                 first = 0 if leads[b] > mean else 1
@@ -350,18 +349,29 @@ class _State:
 _NONE = object()
 
 
-def _round_robin(pids: list[int], sizes: list[int], topics: list | None) -> list[int]:
-    """The partitions a broker may give, small ones first, and among those of one size one
-    of each topic in turn (its first, then each topic's second...): the receivers get
-    replicas of many topics, not whole topics."""
-    if topics is None:
-        return sorted(pids, key=lambda p: (sizes[p], p))
-    rank: Counter = Counter()
-    keyed = []
-    for p in sorted(pids):
-        keyed.append((sizes[p], rank[topics[p]], p))
-        rank[topics[p]] += 1
-    return [p for _, _, p in sorted(keyed)]
+def _round_robin(pids: list[int], sizes: list[int] | None, topics: list | None):
+    """The partitions a broker may give (``pids``, in partition order), small ones first,
+    and among those of one size one of each topic in turn (each topic's first, then each
+    topic's second...): the receivers get replicas of many topics, not whole topics.
+    Without sizes, yielded lazily: a broker gives a few of its thousands."""
+    if topics is None or sizes is not None:
+        rank: Counter = Counter()
+        keyed = []
+        for p in pids:
+            keyed.append(((sizes[p] if sizes else 0),
+                          rank[topics[p]] if topics is not None else 0, p))
+            if topics is not None:
+                rank[topics[p]] += 1
+        yield from (p for _, _, p in sorted(keyed))
+        return
+    by_topic: dict = {}
+    for p in pids:
+        by_topic.setdefault(topics[p], []).append(p)
+    rounds = list(by_topic.values())
+    for r in range(max(map(len, rounds), default=0)):
+        for group in rounds:
+            if r < len(group):
+                yield group[r]
 
 
 def _level(racks: list[tuple[int, int]], total: int) -> float:
