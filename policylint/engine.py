@@ -604,10 +604,22 @@ def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Cou
     skip = {id(m) for m, fields in unknown if fields & rule.needs}
     for m, fields in unknown:
         if id(m) in skip:
-            unchecked.add(rule.code, m.where("name"), m.name,
-                          f"a value for {', '.join(sorted(fields & rule.needs))} (a template "
-                          "placeholder: lint the rendered output)")
+            field = min(fields & rule.needs)
+            unchecked.add(rule.code, m.where(field), m.name,
+                          f"a value for {', '.join(sorted(fields & rule.needs))} "
+                          f"({_unknowable(m, field)})")
     return [m for m in manifests if id(m) not in skip] if skip else manifests
+
+
+def _unknowable(spec: TopicSpec, field: str) -> str:
+    """What is written where a declaration's value is unknown, and how to give it."""
+    doc, path = spec.where(field)
+    written = doc.get(path) if doc is not None else None
+    shown = f" `{' '.join(written.split())[:60]}`" if isinstance(written, str) else ""
+    if spec.kind.startswith("Terraform"):
+        return (f"a Terraform expression policylint cannot evaluate{shown}: lint the JSON of "
+                "`terraform show -json` of a plan")
+    return f"a template placeholder{shown}: lint the rendered output"
 
 
 def _expired_exemptions(policy: CompiledPolicy) -> Iterable[Finding]:

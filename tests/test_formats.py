@@ -583,3 +583,17 @@ def test_a_run_that_reads_nothing_and_fails_says_only_why(tmp_path):
     """Fuzzing found it: the "read nothing" warning came before an exit 2's one line."""
     code, out, err = run(str(tmp_path), "--report", f"sarif:{tmp_path}/missing/x.sarif")
     assert code == 2 and err.count("\n") == 1 and "--report" in err
+
+
+def test_an_unknown_terraform_value_says_which_expression_at_its_line(tmp_path, monkeypatch):
+    """What policylint cannot evaluate is said, where it is written, with how to give it
+    (a plan's JSON), not as a template placeholder."""
+    from policylint.linter import lint
+    (tmp_path / "main.tf").write_text(
+        'resource "kafka_topic" "t" {\n  name               = "orders"\n'
+        '  partitions         = 3\n  replication_factor = sum([0, 1])\n}\n')
+    monkeypatch.chdir(tmp_path)
+    [subject] = [s for s in lint(["."]).unchecked_subjects if s["rule"] == "PL209"]
+    assert subject["line"] == 4 and subject["needs"] == (
+        "a value for rf (a Terraform expression policylint cannot evaluate `${sum([0, 1])}`: "
+        "lint the JSON of `terraform show -json` of a plan)")
