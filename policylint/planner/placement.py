@@ -14,7 +14,9 @@ where it must:
 3. **Balance** (``Goal.balance``): each broker above its share (the mean, floor or ceil,
    the ceil going to the brokers that hold most already) gives replicas to brokers below
    theirs, followers before leaders and small partitions before large ones, a replacement
-   in its own rack first. Every replica that arrives is one a balanced result needs, so
+   in its own rack first. A broker gives one replica of each topic before a second of any,
+   and a receiver takes a topic it does not hold yet before one it does: each topic's
+   replicas stay spread. Every replica that arrives is one a balanced result needs, so
    the moves are the lower bound's (the replicas that must arrive on each broker) but
    where racks forbid it.
 
@@ -225,25 +227,32 @@ class _State:
             heapq.heappush(self.heaps[self.rack[b] if self.racks else None],
                            (self.load[b] - self.target[b], b))
 
-    def _best(self, rack: str | None, slots: list, below: bool) -> tuple | None:
+    def _best(self, rack: str | None, slots: list, below: bool, holds=None) -> tuple | None:
         """The open broker of ``rack`` furthest below its share that the partition does
-        not hold (``below``: only one below it)."""
+        not hold (``below``: only one below it); among those as far below, the one that
+        ``holds`` fewest of the partition's topic, where given."""
         heap = self.heaps.get(rack)
         if not heap:
             return None
-        aside, found = [], None
-        while heap:
+        aside, found = [], []
+        while heap and len(found) < (4 if holds else 1):
             key, b = heap[0]
             if key != self.load[b] - self.target[b]:
                 heapq.heappop(heap)  # stale: a newer entry is in the heap
-            elif b in slots:
-                aside.append(heapq.heappop(heap))
-            else:
-                found = (key, b)
+                continue
+            if found and key != found[0][0]:
                 break
+            entry = heapq.heappop(heap)
+            aside.append(entry)
+            if b not in slots:
+                found.append(entry)
         for entry in aside:
             heapq.heappush(heap, entry)
-        return found if found and (not below or found[0] < 0) else None
+        if not found:
+            return None
+        best = min(found, key=lambda e: (holds(e[1]), e)) if holds and len(found) > 1 \
+            else found[0]
+        return best if not below or best[0] < 0 else None
 
     # -- pass 2 ---------------------------------------------------------------------------------
 
@@ -313,6 +322,9 @@ class _State:
                 for i, b in enumerate(slots):
                     (led if i == 0 else followed).setdefault(b, []).append(pid)
         mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
+        by_topic: dict = {}  # a topic's partitions: which brokers hold it, when asked
+        for pid, topic in enumerate(goal.topics or ()):
+            by_topic.setdefault(topic, []).append(pid)
         over = sorted((b for b in self.target if self.load[b] > self.target[b]),
                       key=lambda b: (self.target[b] - self.load[b], b))
         for b in over:
@@ -320,23 +332,33 @@ class _State:
                 return  # every broker holds its share
             lists = [_round_robin(x.get(b, ()), goal.sizes, goal.topics)
                      for x in (led, followed)]
+            later: list = [[], []]  # partitions whose topic the receiver holds already
             while self.load[b] > self.target[b]:
                 first = 0 if leads[b] > mean else 1
                 pid = next(lists[first], None)
                 if pid is None:
                     pid = next(lists[1 - first], None)
                     if pid is None:
-                        break
+                        if not any(later):
+                            break
+                        pid = (later[first] or later[1 - first]).pop(0)
+                        first = -1  # taken from later: placed wherever it fits
                 slots = out[pid]
                 if b not in slots:
                     continue
                 at = slots.index(b)
                 own = self.rack[b] if self.racks else None
                 racks = self._open_racks(slots, leaving=b)[1]
-                best = self._best(own, slots, True) if own in racks else None
+                same = by_topic[goal.topics[pid]] if goal.topics is not None else None
+                holds = None if same is None else (
+                    lambda x, same=same: sum(x in out[q] for q in same))
+                best = self._best(own, slots, True, holds) if own in racks else None
                 if best is None:
                     best = self._best_of([r for r in racks if r != own], slots, True)
                 if best is None:
+                    continue
+                if first >= 0 and same is not None and any(best[1] in out[q] for q in same):
+                    later[at > 0].append(pid)  # another of its topic there: try others first
                     continue
                 slots[at] = best[1]
                 self._moved(b, -1)
