@@ -493,3 +493,20 @@ def test_max_moves_below_what_must_move_is_refused(tmp_path):
     assert done.returncode == 0, done.stderr
     entries = json.loads((tmp_path / "p.json").read_text())["partitions"]
     assert entries and all(1 not in e["replicas"] for e in entries)
+
+
+def test_brokers_that_join_take_topics_they_do_not_hold_yet(tmp_path):
+    """Topics smaller than the cluster (2 partitions of RF 3: at most one replica a
+    broker): adding 3 brokers to 6 keeps every topic at one replica a broker, as before the
+    plan (a receiver takes a topic it does not hold before one it does)."""
+    def rotated(replicas, i):
+        return replicas[i % 3:] + replicas[:i % 3]
+    topics = {f"t{i:02d}": [rotated([1, 2, 3], i), rotated([4, 5, 6], i)] for i in range(60)}
+    out = plan_of(tmp_path, RACKS3, topics)
+    plan = json.loads(out.plan)
+    assert moved(topics, plan) == 3 * 60 * 2 * 3 // 9  # the lower bound
+    after = {(t, i): r for t, ps in topics.items() for i, r in enumerate(ps)}
+    after.update({(e["topic"], e["partition"]): e["replicas"] for e in plan["partitions"]})
+    for topic in topics:
+        counts = Counter(b for (t, _), r in after.items() if t == topic for b in r)
+        assert max(counts.values()) == 1, (topic, counts)
