@@ -3,6 +3,7 @@ moves that must happen first, then the balance moves that even out the brokers m
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 
@@ -24,19 +25,26 @@ def within(before: list[list[int]], after: list[list[int]], changed: list[int],
         lists[i] = list(before[i])
     load = Counter(b for reps in lists for b in reps)
     budget = most - needed
-    left = 0
     # the moves that narrow the spread of replicas over brokers most, first: each partition's
-    # change scored by how much it lowers the sum of squared broker loads
-    for i in sorted(optional, key=lambda i: -_gain(before[i], after[i], load)):
-        cost = _moves(before[i], after[i])
-        if cost > budget or (cost and _gain(before[i], after[i], load) <= 0):
-            left += 1
+    # change scored by how much it lowers the sum of squared broker loads, scored again when
+    # it comes up (what was taken since changed the loads: lazy greedy)
+    heap = [(-_gain(before[i], after[i], load), i) for i in optional]
+    heapq.heapify(heap)
+    taken = 0
+    while heap:
+        _, i = heapq.heappop(heap)
+        gain, cost = _gain(before[i], after[i], load), _moves(before[i], after[i])
+        if heap and cost and gain < -heap[0][0]:
+            heapq.heappush(heap, (-gain, i))  # no longer the best: in its place
+            continue
+        if cost > budget or (cost and gain <= 0):
             continue
         load.subtract(before[i])
         load.update(after[i])
         lists[i] = list(after[i])
         budget -= cost
-    return lists, left
+        taken += 1
+    return lists, len(optional) - taken
 
 
 def _moves(before: list[int], after: list[int]) -> int:

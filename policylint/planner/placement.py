@@ -15,8 +15,8 @@ where it must:
    the ceil going to the brokers that hold most already) gives replicas to brokers below
    theirs, followers before leaders and small partitions before large ones, a replacement
    in its own rack first. A broker gives one replica of each topic before a second of any,
-   and a receiver takes a topic it does not hold yet before one it does: each topic's
-   replicas stay spread. Every replica that arrives is one a balanced result needs, so
+   and a receiver takes a topic of which it holds less than its share before one of which
+   it holds its share: each topic's replicas stay spread. Every replica that arrives is one a balanced result needs, so
    the moves are the lower bound's (the replicas that must arrive on each broker) but
    where racks forbid it.
 
@@ -325,6 +325,14 @@ class _State:
         by_topic: dict = {}  # a topic's partitions: which brokers hold it, when asked
         for pid, topic in enumerate(goal.topics or ()):
             by_topic.setdefault(topic, []).append(pid)
+        shares: dict = {}
+
+        def fair(same: list) -> int:
+            """A broker's share of a topic's replicas (rounded up)."""
+            key = id(same)
+            if key not in shares:
+                shares[key] = -(-sum(len(out[q]) for q in same) // max(len(self.target), 1))
+            return shares[key]
         over = sorted((b for b in self.target if self.load[b] > self.target[b]),
                       key=lambda b: (self.target[b] - self.load[b], b))
         for b in over:
@@ -357,8 +365,8 @@ class _State:
                     best = self._best_of([r for r in racks if r != own], slots, True)
                 if best is None:
                     continue
-                if first >= 0 and same is not None and any(best[1] in out[q] for q in same):
-                    later[at > 0].append(pid)  # another of its topic there: try others first
+                if first >= 0 and same is not None and holds(best[1]) >= fair(same):
+                    later[at > 0].append(pid)  # its share of the topic there: others first
                     continue
                 slots[at] = best[1]
                 self._moved(b, -1)
