@@ -5,6 +5,7 @@ budget) and by ``bench/fuzz.py`` (a campaign of a given length)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -589,6 +590,29 @@ class Hang(Exception):
     pass
 
 
+#: how many times a case's CPU budget it may take in wall time (a read that blocks, on a
+#: FIFO say, uses no CPU): a loaded machine slows a case, it does not make it hang
+WALL_FACTOR = 6
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int):
+    """Raises Hang in the case that takes more than ``seconds`` of CPU time, or more than
+    WALL_FACTOR times that of wall time."""
+    def hang(*_):
+        raise Hang()
+    previous = {sig: signal.signal(sig, hang) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def materialize(root: Path, written: dict) -> None:
     """A case's files under ``root``: text, bytes, or a Special (a FIFO, a link...)."""
     for name, content in written.items():
@@ -603,9 +627,6 @@ def materialize(root: Path, written: dict) -> None:
 
 def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str | None:
     """Runs one case in ``root`` (in this process); what broke the contract, or None."""
-    import contextlib
-    import io
-
     import sys
 
     from policylint.cli import run
@@ -618,24 +639,19 @@ def check(root: Path, written: dict, args: list[str], seconds: int = 30) -> str 
               if (root / name).is_file()}
     owners = {name: os.stat(root / name).st_uid for name in before}
 
-    def alarm(*_):
-        raise Hang()
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(seconds)
     cwd, real_stdin = os.getcwd(), sys.stdin
     os.chdir(root)
     sys.stdin = stream
     out, err = io.StringIO(), io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with time_limit(seconds), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
             code = run(args)
     except Hang:
         return f"no answer within {seconds} s"
     except BaseException as exc:  # a traceback: what the contract forbids
         return f"exception {type(exc).__name__}: {str(exc)[:300]}"
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
         os.chdir(cwd)
         sys.stdin = real_stdin
     stdout, stderr = out.getvalue(), err.getvalue()
@@ -982,30 +998,25 @@ def check_server(root: Path, written: dict, edits: list, seconds: int = 30) -> s
     from policylint.server.workspace import Workspace
     materialize(root, written)
 
-    def alarm(*_):
-        raise Hang()
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(seconds)
     cwd = os.getcwd()
     os.chdir(root)
     try:
-        space = Workspace([str(root)])
-        space.scan()
-        for name, text in edits:
-            try:
-                space.lint(str(root / name), {str(root / name): text})
-            except Exception as exc:  # shown to the user as a message: a problem of the call
-                if type(exc).__name__ not in ("PolicyError", "InputError", "BaselineError",
-                                              "RegistryError"):
-                    return f"edit of {name}: {type(exc).__name__}: {str(exc)[:300]}"
-                if "\n" in str(exc).strip():
-                    return f"a message of more than one line: {str(exc)[:300]!r}"
+        with time_limit(seconds):
+            space = Workspace([str(root)])
+            space.scan()
+            for name, text in edits:
+                try:
+                    space.lint(str(root / name), {str(root / name): text})
+                except Exception as exc:  # shown to the user as a message: the call's own
+                    if type(exc).__name__ not in ("PolicyError", "InputError",
+                                                  "BaselineError", "RegistryError"):
+                        return f"edit of {name}: {type(exc).__name__}: {str(exc)[:300]}"
+                    if "\n" in str(exc).strip():
+                        return f"a message of more than one line: {str(exc)[:300]!r}"
     except Hang:
         return f"no answer within {seconds} s"
     except BaseException as exc:
         return f"exception {type(exc).__name__}: {str(exc)[:300]}"
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
         os.chdir(cwd)
     return None
