@@ -157,25 +157,27 @@ def topic_block(git: str, ref: str) -> str:
     java = show(git, ref, JAVA)
     if java is not None and "LogConfigDef CONFIG" in java:
         start = java.index("CONFIG.", java.index("LogConfigDef CONFIG"))
-        return _chain(java, start)
+        return _until(java, start, ";")
     scala = show(git, ref, SCALA)
     start = scala.index("val logConfigDef = new LogConfigDef")
     return scala[start:scala.index("logConfigDef\n  }", start)]
 
 
-def _chain(text: str, start: int) -> str:
-    """From ``start`` to the semicolon that ends a chain of define calls (strings skipped)."""
+def _until(text: str, start: int, stop: str) -> str:
+    """From ``start`` to the first ``stop`` outside strings and the parentheses opened after
+    ``start``: ``";"`` ends a chain of define calls, ``")"`` the parenthesis opened just
+    before ``start``."""
     pos, depth = start, 0
     while True:
         ch = text[pos]
         if ch == '"':
             pos = text.index('"', pos + 1)
+        elif ch == stop and depth == 0:
+            return text[start:pos]
         elif ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == ";" and depth == 0:
-            return text[start:pos]
         pos += 1
 
 
@@ -315,25 +317,13 @@ def _unit(name: str) -> int:
     return 3_600_000 if name.endswith(".hours") else 60_000 if name.endswith(".minutes") else 1
 
 
-def _inside(text: str, start: int) -> str:
-    """What the parenthesis opened just before ``start`` holds (strings skipped)."""
-    pos, depth = start, 1
-    while depth:
-        ch = text[pos]
-        if ch == '"':
-            pos = text.index('"', pos + 1)
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        pos += 1
-    return text[start:pos - 1]
-
-
 def _java_synonyms(java: str, resolve: "Resolver") -> dict[str, list[list]]:
     prefixes = {"": "", "WithLogPrefix": "log.", "WithLogCleanerPrefix": "log.cleaner."}
     block = java[java.index("ALL_TOPIC_CONFIG_SYNONYMS"):]
     block = block[:block.index("));")]
     found = {}
     for match in re.finditer(r"\b(sameName\w*|single\w*|list\w*)\(", block):
-        helper, args = match.group(1), _inside(block, match.end())
+        helper, args = match.group(1), _until(block, match.end(), ")")
         key = resolve.string(args.split(",")[0])
         kind, prefix = next((k, prefixes[helper[len(k):]]) for k in ("sameName", "single", "list")
                             if helper.startswith(k))
