@@ -473,9 +473,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                     checked = [m for m in checked if m.config and not keys.isdisjoint(m.config)]
                 if kind == "manifest" and rule.needs and unknown:
                     checked = _judgeable(checked, unknown, rule, ctx.unchecked)
-                # the loop over targets in C: 10,000 manifests are 10,000 calls per rule
-                findings.extend(chain.from_iterable(
-                    map(rule.check, checked, repeat(ctx), repeat(options))))
+                findings.extend(rule.check_all(checked, ctx, options))
     _plan_fixes(findings, runs, policy)
     findings.extend(_expired_exemptions(policy))
     # how a tool names a declaration (a Terraform resource address): its findings say it

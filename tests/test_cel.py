@@ -466,3 +466,65 @@ def test_the_summary_says_what_a_cel_rule_could_not_read(tmp_path, monkeypatch):
     out = CliRunner().invoke(app, ["lint", ".", "--select", "TEAM"]).stdout
     assert 'TEAM001 could not be checked for 1 subject: a value it reads that no input ' \
            'states (Key not found in map : "retention.ms").' in out
+
+
+# -- verdicts shared by batches (one program per applies_to) and kept per shape ------------
+
+@pytest.mark.parametrize("texts, reads", [
+    (["topic.rf >= 3 && has(topic.partitions)"], {"topic": ("partitions", "rf")}),
+    (['topic.?rf.orValue(1) > 0', '"topic.name" != ""'], {"topic": ("rf",)}),
+    (['topic["rf"] >= 3'], None),  # the map read whole
+    (["size(cluster) > 0 || topic.rf > 1"], None),
+    (["topic.config.exists(k, k == 'a') && cluster.broker_count > 2"],
+     {"topic": ("config",), "cluster": ("broker_count",)}),
+    (["[1, 2].all(x, x > 0)"], {}),
+])
+def test_what_a_rule_reads(texts, reads):
+    from policylint.cel import _reads
+    assert _reads(texts, ("topic", "cluster")) == reads
+
+
+def test_a_verdict_kept_by_shape_is_that_shape_s_alone(tmp_path, monkeypatch):
+    """Topics alike but for the partitions a rule reads, and partitions alike but for their
+    topic's config: each is judged by its own values."""
+    _policy(tmp_path, """cel_rules:
+  - {code: TEAM1, name: few, applies_to: topics,
+     validations: [{expression: 'topic.partitions <= 1', message: too many}]}
+  - {code: TEAM2, name: no-compact, applies_to: topics,
+     validations: [{expression: '!("compact" in topic.config["cleanup.policy"])',
+                    message: compacted}]}
+  - {code: TEAM3, name: room, applies_to: partitions,
+     validations: [{expression:
+       'partition.replicas.size() > topic.config[?"min.insync.replicas"].orValue(1)',
+       message: no room}]}
+""")
+    topics = [{"name": name, "config": {"cleanup.policy": policy, "min.insync.replicas": isr},
+               "partitions": [{"partition": i, "replicas": [1, 2]} for i in range(n)]}
+              for name, n, policy, isr in (("a", 1, "delete", 1), ("b", 2, "delete", 1),
+                                           ("c", 1, "compact", 1), ("d", 1, "delete", 2),
+                                           ("e", 1, "delete", 1))]
+    write_files(tmp_path, {"snap.json": json.dumps({
+        "kind": "ClusterSnapshot", "version": 1, "cluster": "c",
+        "brokers": [{"id": 1}, {"id": 2}], "topics": topics})})
+    monkeypatch.chdir(tmp_path)
+    got = sorted((f.rule, f.topic) for f in lint(["."], select=["TEAM"]).findings)
+    assert got == [("TEAM1", "b"), ("TEAM2", "c"), ("TEAM3", "d")]
+
+
+@pytest.mark.parametrize("tree", [t for t in TREES if t.is_dir()], ids=lambda t: t.name)
+def test_batched_verdicts_are_each_rule_s_own(tree, monkeypatch):
+    """The conformance rules and the example team rules, judged together (batches, verdicts
+    per shape) and each on its own, find and leave unchecked the same."""
+    import policylint.cel as cel
+    monkeypatch.chdir(tree)
+
+    def judged():
+        return [sorted((f.rule, f.file, f.line, f.column, f.message) for f in result.findings)
+                + sorted(map(str, result.unchecked_subjects)) + [result.unchecked]
+                for result in (lint(["."], policy=str(policy)) for policy in
+                               (CONFORMANCE, ROOT / "examples/team-rules/.policylint.yaml"))]
+
+    together = judged()
+    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    assert judged() == together
+    assert any(len(found) > 2 for found in together)  # the tree gives the rules work

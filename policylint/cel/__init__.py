@@ -13,9 +13,11 @@ any rule: locations, suppressions, baselines, ``--select``, severities, SARIF.
 
 from __future__ import annotations
 
+import pickle
 import re
 import time
-from typing import Any, NamedTuple
+from itertools import chain, repeat
+from typing import Any, NamedTuple, Sequence
 
 from ..model import Finding, Plan, Snapshot, TopicSpec
 from ..rule import Rule
@@ -119,23 +121,34 @@ class CelRule(Rule):
     # -- checking -----------------------------------------------------------------------
 
     def check(self, target: Any, ctx: Any, options: dict) -> Any:
+        return self.check_all((target,), ctx, options)
+
+    def check_all(self, targets: Sequence[Any], ctx: Any, options: dict) -> Any:
+        if self.spent > BUDGET_SECONDS:
+            return ()
+        held = self.batch.held(targets, ctx) if self.batch else repeat(None)
+        # a target its batch holds for (True) gives nothing to say
+        return chain.from_iterable(self._checked(target, ctx, verdict)
+                                   for target, verdict in zip(targets, held)
+                                   if verdict is not True)
+
+    def _checked(self, target: Any, ctx: Any, held: list[bool] | None) -> Any:
         if self.spent > BUDGET_SECONDS:
             return
-        subjects_ = _subjects_of(self.applies_to, target, ctx)
-        passed = self.batch.passed(target, subjects_, ctx) if self.batch else None
-        for k, (bindings, at, label, shared) in enumerate(subjects_):
-            if passed and passed[k]:  # every rule of the batch holds for it: nothing to say
+        for k, subject in enumerate(_subjects_of(self.applies_to, target, ctx)):
+            if held and held[k]:
                 continue
             started = time.perf_counter()
-            found = self._judge(bindings, at, label, ctx,
-                                self._own(bindings) if self.own else shared)
+            found = self._judge(subject.bindings, subject.at, subject.label, ctx,
+                                self._own(subject.bindings) if self.own else
+                                subject.activation())
             self.spent += time.perf_counter() - started
             yield from found
             if self.spent > BUDGET_SECONDS:
                 yield Finding(self.code, self.name, "note",
                               f"{self.code} stopped after {BUDGET_SECONDS:.0f} s of evaluation "
                               "in this run: the rest is unchecked (simplify its expressions)",
-                              at(self.field))
+                              subject.at(self.field))
                 return
 
     def _judge(self, bindings: dict, at: Any, label: tuple, ctx: Any,
@@ -212,63 +225,141 @@ class CelRule(Rule):
 
 
 class _Batch:
-    """The rules of one ``applies_to`` that share their activation, as one CEL program
-    that holds when every one of them holds: per rule ``M ? (V1 && V2 ...) : true`` (its
+    """Rules of one ``applies_to`` that share their activation, as one CEL program that
+    holds when every one of them holds: per rule ``M ? (V1 && V2 ...) : true`` (its
     matchConditions M, its validations V), all joined by ``&&``. Evaluated once per subject
     instead of once per rule and expression: a subject it holds for (the usual) gives no
     finding and reads no absent value; any other (a false validation, a value no input
     states, an error: ``?:`` and ``&&`` let no error become true) is judged rule by rule,
-    as without it, so the verdicts are the same."""
+    as without it, so the verdicts are the same.
 
-    def __init__(self, rules: list[CelRule], program: Any):
-        self.rules, self.program = rules, program
+    The program sees only the fields its rules read (``reads``), so the evaluator converts
+    a few values per subject, not whole maps. Where those fields do not name the subject
+    (no topic name, no partition number: a judgement of its shape), its verdict is kept by
+    their values, and a subject of a shape already judged is not evaluated again."""
+
+    def __init__(self, rules: list[CelRule], program: Any, reads: dict | None):
+        self.rules, self.program, self.reads = rules, program, reads
+        self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
+        self.by_shape = reads is not None and not _names_subject(reads)
         for rule in rules:
             rule.batch = self
 
-    def passed(self, target: Any, subjects_: list, ctx: Any) -> list[bool]:
-        """Per subject, whether every rule of the batch holds; once per run and target."""
-        cache = ctx._views.setdefault("cel-batch", {})
-        key = (id(self), id(target))
-        found = cache.get(key)
-        if found is None:
-            started = time.perf_counter()
-            found = cache[key] = [_holds(self.program, activation)
-                                  for _, _, _, activation in subjects_]
-            spent = (time.perf_counter() - started) / len(self.rules)
-            for rule in self.rules:
-                rule.spent += spent
-        return found
+    def held(self, targets: Sequence[Any], ctx: Any) -> list[bool | list[bool]]:
+        """Per target, True where every rule of the batch holds for every subject of it,
+        else per subject whether they all hold; worked out once per run and target."""
+        # per run (identities are told apart within one): per target, and per shape
+        memo = ctx._views.get(self)
+        if memo is None:
+            memo = ctx._views[self] = ({}, {})
+        by_target, by_shape = memo
+        started, verdicts = time.perf_counter(), []
+        for target in targets:
+            found = by_target.get(id(target))
+            if found is None:
+                found = [self._holds(s, by_shape)
+                         for s in _subjects_of(self.rules[0].applies_to, target, ctx)]
+                found = by_target[id(target)] = True if all(found) else found
+            verdicts.append(found)
+        spent = (time.perf_counter() - started) / len(self.rules)
+        for rule in self.rules:
+            rule.spent += spent
+        return verdicts
+
+    def _holds(self, subject: _Subject, by_shape: dict) -> bool:
+        if self.reads is None:
+            return _holds(self.program, subject.activation())
+        # the values are handed to the evaluator as they are: conversion on demand costs
+        # less than an Activation made for one evaluation
+        maps = subject.bindings
+        shown = {root: {k: maps[root][k] for k in fields if k in maps[root]}
+                 for root, fields in self.reads.items()}
+        if not self.by_shape:
+            return _holds(self.program, data=shown)
+        # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True, and a
+        # date from its text, as CEL does); the maps it shares (its cluster's, its topic's)
+        # are one object per run, told apart by identity
+        try:
+            key = tuple(pickle.dumps(value, 5) if root == self.subject else id(maps[root])
+                        for root, value in shown.items())
+        except Exception:  # a value pickle cannot hold: judged on its own
+            return _holds(self.program, data=shown)
+        verdict = by_shape.get(key)
+        if verdict is None:
+            verdict = by_shape[key] = _holds(self.program, data=shown)
+        return verdict
 
 
-def _holds(program: Any, activation: Any) -> bool:
+#: fields that name a subject: a verdict that reads one is a subject's own
+_IDENTITY = {"topic": ("name", "file", "assignment"), "partition": ("partition", "topic"),
+             "entry": ("partition", "topic")}
+
+
+def _names_subject(reads: dict) -> bool:
+    return any(field in _IDENTITY.get(root, ()) for root, fields in reads.items()
+               for field in fields)
+
+
+def _holds(program: Any, activation: Any = None, data: dict | None = None) -> bool:
     try:
-        value = program.eval(activation)
+        value = program.eval(activation) if data is None else program.eval(data=data)
         return value.type().name() == "BOOL" and value.value() is True
     except Exception:  # the evaluator's refusal: judged rule by rule
         return False
 
 
 def _batched(rules: list[CelRule], sources: list[dict]) -> None:
-    """One program per ``applies_to`` for the rules without variables or params of their
-    own (their activation is the subject's), where there are two or more of them."""
-    by_kind: dict[str, list[tuple[CelRule, dict]]] = {}
+    """Programs per ``applies_to`` for the rules without variables or params of their own
+    (their activation is the subject's): one for those whose verdict a subject's shape
+    decides (``_Batch.by_shape``), one for the others, where there are two of them or the
+    verdicts can be kept by shape."""
+    groups: dict[tuple, list[tuple[CelRule, dict, dict | None]]] = {}
     for rule, entry in zip(rules, sources):
         if not rule.own:
-            by_kind.setdefault(rule.applies_to, []).append((rule, entry))
-    for kind, members in by_kind.items():
-        if len(members) < 2:
+            texts = [v["expression"] for v in entry["validations"]] + \
+                [m["expression"] for m in entry.get("matchConditions") or ()]
+            # a change's object and oldObject may be null: its maps are not narrowed
+            reads = None if rule.applies_to == "changes" else _reads(texts, rule.binds)
+            named = reads is None or _names_subject(reads)
+            groups.setdefault((rule.applies_to, named), []).append((rule, entry, reads))
+    for (kind, named), members in groups.items():
+        if named and len(members) < 2:
             continue
-        parts = []
-        for _, entry in members:
+        parts, reads = [], {}
+        for _, entry, read in members:
             holds = " && ".join(f"({v['expression']})" for v in entry["validations"])
             matches = [f"({m['expression']})" for m in entry.get("matchConditions") or ()]
             parts.append(f"(({' && '.join(matches)}) ? ({holds}) : true)" if matches
                          else f"({holds})")
+            for root, fields in (read or {}).items():
+                reads[root] = reads.get(root, set()) | set(fields)
+        if any(read is None for _, _, read in members):
+            reads = None  # a rule reads a whole map: the program sees the subject's
         try:
-            program = _env(KINDS[kind][0]).compile(" && ".join(parts))
+            program = _env(tuple(reads) if reads is not None else KINDS[kind][0]).compile(
+                " && ".join(parts))
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
-        _Batch([rule for rule, _ in members], program)
+        _Batch([rule for rule, _, _ in members], program,
+               {root: tuple(sorted(f)) for root, f in reads.items()} if reads is not None
+               else None)
+
+
+def _reads(texts: list[str], binds: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:
+    """Per variable the expressions read, the fields they read of it (``topic.rf``,
+    ``has(topic.rf)``, ``topic.?rf``); None where one reads a variable otherwise
+    (``topic["rf"]``, ``size(cluster)``), as a whole."""
+    code = " ".join(_STRINGS.sub(lambda m: " " * len(m.group(0)), t) for t in texts)
+    reads: dict[str, set] = {}
+    for found in _FIELD.finditer(code):
+        if found.group(1) in binds:
+            if _is_method(code, found.end()):
+                return None
+            reads.setdefault(found.group(1), set()).add(found.group(2))
+    for root in binds:
+        if re.search(rf"(?<![.\w]){root}\b(?!\s*\.\s*\??\s*[A-Za-z_])", code):
+            return None
+    return {root: tuple(sorted(fields)) for root, fields in reads.items()}
 
 
 def _evaluated(program: Any, activation: Any) -> tuple[Any, str | None]:
@@ -295,17 +386,34 @@ def _short(error: str) -> str:
     return error.split(": ", 1)[-1].strip()[:200]
 
 
-def _subjects_of(kind: str, target: Any, ctx: Any) -> list[tuple]:
-    """The subjects of a target for the rules of one ``applies_to``: (bindings, where,
-    label, activation), built once per run and target for all those rules."""
+def _subjects_of(kind: str, target: Any, ctx: Any) -> list[_Subject]:
+    """The subjects of a target for the rules of one ``applies_to``, built once per run and
+    target for all those rules."""
     cache = ctx._views.setdefault("cel", {})
     found = cache.get((kind, id(target)))
     if found is None:  # the target is kept with them: its id stays its own
-        binds = KINDS[kind][0]
         found = cache[(kind, id(target))] = (target, [
-            (bindings, at, label, _env(binds).Activation(bindings))
+            _Subject(kind, bindings, at, label)
             for bindings, at, label in _subjects(kind, target, ctx)])
     return found[1]
+
+
+class _Subject:
+    """What a rule judges: its maps by variable (``bindings``), where its fields are
+    written (``at(field)``), its label (topic, partition, name), and the activation of its
+    maps, made when a rule first evaluates them whole (most subjects are judged by a
+    batch's own activation)."""
+
+    __slots__ = ("kind", "bindings", "at", "label", "_activation")
+
+    def __init__(self, kind: str, bindings: dict, at: Any, label: tuple):
+        self.kind, self.bindings, self.at, self.label = kind, bindings, at, label
+        self._activation = None
+
+    def activation(self) -> Any:
+        if self._activation is None:
+            self._activation = _env(KINDS[self.kind][0]).Activation(self.bindings)
+        return self._activation
 
 
 # -- subjects of each kind: (bindings, where(field) -> Ref, (topic, partition, name)) ---

@@ -83,11 +83,22 @@ def _typed(release: str, config: dict) -> dict:
     return typed
 
 
-def _configs(stated: dict, profile: ClusterProfile | None, release: str,
+def _configs(ctx, stated: dict, profile: ClusterProfile | None, release: str,
              unknown: frozenset = frozenset()) -> tuple[dict, dict]:
     """(effective config, per key its value, whether stated and its source): the topic's
     own values, else the cluster's (or Kafka's default, for a cluster that states every
-    setting it changes) where an input gives them."""
+    setting it changes) where an input gives them. Made once per run for each distinct
+    config (a repository repeats the same few): the maps are shared, read-only."""
+    made = ctx._views.setdefault(_configs, {})
+    key = (repr(stated), id(profile), release, unknown)  # repr: 1, 1.0 and True apart
+    found = made.get(key)
+    if found is None:
+        found = made[key] = _configs_of(stated, profile, release, unknown)
+    return found
+
+
+def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
+                unknown: frozenset) -> tuple[dict, dict]:
     from ..kafka_configs import broker_value, table
     config = _typed(release, {k: v for k, v in stated.items() if k not in unknown})
     configs = {k: {"value": v, "stated": True, "source": "topic"} for k, v in config.items()}
@@ -136,7 +147,7 @@ def topic_of_spec(spec: TopicSpec, ctx) -> dict:
         found["partitions"] = partitions
     found["stated"] = [f for f, v in (("rf", spec.rf), ("partitions", spec.partitions))
                        if v is not None]
-    found["config"], found["configs"] = _configs(spec.config, profile,
+    found["config"], found["configs"] = _configs(ctx, spec.config, profile,
                                                  ctx.kafka_release(spec), spec.unknown)
     if spec.assignment:
         found["assignment"] = spec.assignment
@@ -153,7 +164,7 @@ def topic_of_state(topic: TopicState, snapshot: Snapshot, ctx) -> dict:
     rf = ctx.topic_rf(snapshot, topic)
     if rf is not None:
         found["rf"] = rf
-    found["config"], found["configs"] = _configs(topic.config, snapshot.profile,
+    found["config"], found["configs"] = _configs(ctx, topic.config, snapshot.profile,
                                                  ctx.kafka_release(snapshot))
     return found
 
