@@ -26,18 +26,19 @@ def within(before: list[list[int]], after: list[list[int]], changed: list[int],
     load = Counter(b for reps in lists for b in reps)
     budget = most - needed
     # the moves that narrow the spread of replicas over brokers most, first: each partition's
-    # change scored by how much it lowers the sum of squared broker loads, scored again when
-    # it comes up (what was taken since changed the loads: lazy greedy)
-    heap = [(-_gain(before[i], after[i], load), i) for i in optional]
+    # change scored by how much it lowers the sum of squared broker loads per replica it
+    # moves, scored again when it comes up (what was taken since changed the loads: lazy
+    # greedy)
+    heap = [(-_worth(before[i], after[i], load), i) for i in optional]
     heapq.heapify(heap)
     taken = 0
     while heap:
         _, i = heapq.heappop(heap)
-        gain, cost = _gain(before[i], after[i], load), _moves(before[i], after[i])
-        if heap and cost and gain < -heap[0][0]:
-            heapq.heappush(heap, (-gain, i))  # no longer the best: in its place
+        worth, cost = _worth(before[i], after[i], load), _moves(before[i], after[i])
+        if heap and cost and worth < -heap[0][0]:
+            heapq.heappush(heap, (-worth, i))  # no longer the best: in its place
             continue
-        if cost > budget or (cost and gain <= 0):
+        if cost > budget or (cost and worth <= 0):
             continue
         load.subtract(before[i])
         load.update(after[i])
@@ -58,6 +59,12 @@ def _must(before: list[int], after: list[int], brokers: dict) -> bool:
         return True
     racks = lambda reps: len({brokers[b] for b in reps if brokers.get(b) is not None})  # noqa: E731
     return racks(after) > racks(before)
+
+
+def _worth(before: list[int], after: list[int], load: Counter) -> float:
+    """``_gain`` per replica moved (a change that moves none: taken first)."""
+    cost = _moves(before, after)
+    return _gain(before, after, load) / cost if cost else float("inf")
 
 
 def _gain(before: list[int], after: list[int], load: Counter) -> int:

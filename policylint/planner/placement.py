@@ -9,16 +9,18 @@ where it must:
    the rack rule (PL401's mode: ``strict``, min(RF, racks) distinct racks; ``even``, no rack
    over ceil(RF / racks)). What goes leaves a hole in its slot; an RF asked for adds or
    drops slots.
-2. **Fill the holes** with the broker furthest below its share, among those the rack rule
-   allows (racks the partition lacks first).
+2. **Fill the holes** with a broker below its share, among those the rack rule allows
+   (racks the partition lacks first): of the first few below it, the one that holds
+   fewest of the partition's topic.
 3. **Balance** (``Goal.balance``): each broker above its share (the mean, floor or ceil,
    the ceil going to the brokers that hold most already) gives replicas to brokers below
    theirs, followers before leaders and small partitions before large ones, a replacement
-   in its own rack first. A broker gives one replica of each topic before a second of any,
-   and a receiver takes a topic of which it holds less than its share before one of which
-   it holds its share: each topic's replicas stay spread. Every replica that arrives is one a balanced result needs, so
-   the moves are the lower bound's (the replicas that must arrive on each broker) but
-   where racks forbid it.
+   in its own rack first. A broker gives a topic of which it holds more than its share
+   before one of which it holds its share, and a receiver (of those below their share, the
+   one holding fewest of the topic) takes a topic of which it holds less than its share
+   before one of which it holds its share: each topic's replicas stay spread. Every
+   replica that arrives is one a balanced result needs, so the moves are the lower
+   bound's (the replicas that must arrive on each broker) but where racks forbid it.
 
 Leaders are ordered afterwards (``leaders.order``); a better solver can replace this
 function without touching the CLI, the batches or the report.
@@ -48,8 +50,8 @@ class Goal(NamedTuple):
     #: also even out the bytes each broker holds (``sizes`` needed), by swapping replicas
     #: of two partitions between two brokers of one rack: counts and racks stay as they are
     bytes_too: bool = False
-    #: per partition, its topic: a broker gives one replica of each topic before a second
-    #: of any, so that no topic's traffic lands whole on the brokers that receive
+    #: per partition, its topic: givers and receivers keep each topic's replicas spread
+    #: (passes 2 and 3), so that no topic's traffic lands whole on the brokers that receive
     topics: list | None = None
 
 
@@ -76,8 +78,12 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
             holes.append(pid)
     state.set_targets(sum(len(s) for s in out), goal.rf)
     stuck: dict[int, str] = {}
+    by_topic = _by_topic(goal.topics)
     for pid in holes:
-        why = state.fill(out[pid], goal.holders[pid] if goal.holders else ())
+        same = by_topic[goal.topics[pid]] if by_topic else None
+        why = state.fill(out[pid], goal.holders[pid] if goal.holders else (),
+                         None if same is None else (
+                             lambda x, same=same: sum(x in out[q] for q in same)))
         if why:
             stuck[pid] = why
     if goal.balance:
@@ -229,18 +235,19 @@ class _State:
 
     def _best(self, rack: str | None, slots: list, below: bool, holds=None) -> tuple | None:
         """The open broker of ``rack`` furthest below its share that the partition does
-        not hold (``below``: only one below it); among those as far below, the one that
-        ``holds`` fewest of the partition's topic, where given."""
+        not hold (``below``: only one below it); where ``holds`` is given, among the
+        first few below their share (or as far below as the first), the one that holds
+        fewest of the partition's topic: any of them takes it at no extra move."""
         heap = self.heaps.get(rack)
         if not heap:
             return None
         aside, found = [], []
-        while heap and len(found) < (4 if holds else 1):
+        while heap and len(found) < (8 if holds else 1):
             key, b = heap[0]
             if key != self.load[b] - self.target[b]:
                 heapq.heappop(heap)  # stale: a newer entry is in the heap
                 continue
-            if found and key != found[0][0]:
+            if found and key != found[0][0] and key >= 0:
                 break
             entry = heapq.heappop(heap)
             aside.append(entry)
@@ -275,11 +282,13 @@ class _State:
         fewest = min((per_rack[r] for r in allowed), default=0)
         return [[r for r in allowed if per_rack[r] == fewest], allowed]
 
-    def _best_of(self, racks: list, slots: list, below: bool) -> tuple | None:
-        return min(filter(None, (self._best(r, slots, below) for r in racks)), default=None)
+    def _best_of(self, racks: list, slots: list, below: bool, holds=None) -> tuple | None:
+        return min(filter(None, (self._best(r, slots, below, holds) for r in racks)),
+                   default=None)
 
-    def fill(self, slots: list, holders=()) -> str | None:
-        """Fills the partition's holes (from ``holders`` first); why not, where it
+    def fill(self, slots: list, holders=(), holds=None) -> str | None:
+        """Fills the partition's holes (from ``holders`` first; among brokers as far below
+        their share, the one that ``holds`` fewest of its topic); why not, where it
         cannot."""
         for i, b in enumerate(slots):
             if b is not None:
@@ -291,7 +300,8 @@ class _State:
                 slots[i] = held[0]
                 self._moved(held[0], 1)
                 continue
-            best = self._best_of(fewest, slots, False) or self._best_of(allowed, slots, False)
+            best = self._best_of(fewest, slots, False, holds) or \
+                self._best_of(allowed, slots, False, holds)
             if best is None:
                 return self._why(slots)
             slots[i] = best[1]
@@ -322,16 +332,15 @@ class _State:
                 for i, b in enumerate(slots):
                     (led if i == 0 else followed).setdefault(b, []).append(pid)
         mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
-        by_topic: dict = {}  # a topic's partitions: which brokers hold it, when asked
-        for pid, topic in enumerate(goal.topics or ()):
-            by_topic.setdefault(topic, []).append(pid)
+        by_topic = _by_topic(goal.topics)  # which brokers hold a topic, when asked
         shares: dict = {}
 
-        def fair(same: list) -> int:
-            """A broker's share of a topic's replicas (rounded up)."""
+        def fair(same: list) -> tuple[int, int]:
+            """A broker's share of a topic's replicas, rounded down and up."""
             key = id(same)
             if key not in shares:
-                shares[key] = -(-sum(len(out[q]) for q in same) // max(len(self.target), 1))
+                floor, extra = divmod(sum(len(out[q]) for q in same), max(len(self.target), 1))
+                shares[key] = floor, floor + (extra > 0)
             return shares[key]
         over = sorted((b for b in self.target if self.load[b] > self.target[b]),
                       key=lambda b: (self.target[b] - self.load[b], b))
@@ -365,8 +374,11 @@ class _State:
                     best = self._best_of([r for r in racks if r != own], slots, True)
                 if best is None:
                     continue
-                if first >= 0 and same is not None and holds(best[1]) >= fair(same):
-                    later[at > 0].append(pid)  # its share of the topic there: others first
+                if first >= 0 and same is not None and (
+                        holds(best[1]) >= fair(same)[1] or holds(b) <= fair(same)[0]):
+                    # the receiver holds its share of the topic, or the giver no more than
+                    # its share: other topics first
+                    later[at > 0].append(pid)
                     continue
                 slots[at] = best[1]
                 self._moved(b, -1)
@@ -377,6 +389,14 @@ class _State:
 
 
 _NONE = object()
+
+
+def _by_topic(topics: list | None) -> dict:
+    """Each topic's partitions (none without ``topics``)."""
+    found: dict = {}
+    for pid, topic in enumerate(topics or ()):
+        found.setdefault(topic, []).append(pid)
+    return found
 
 
 def _round_robin(pids: list[int], sizes: list[int] | None, topics: list | None):
