@@ -335,9 +335,8 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
                 reads[root] = reads.get(root, set()) | set(fields)
         if any(read is None for _, _, read in members):
             reads = None  # a rule reads a whole map: the program sees the subject's
-        try:
-            program = _env(tuple(reads) if reads is not None else KINDS[kind][0]).compile(
-                " && ".join(parts))
+        try:  # in the kind's environment: a variable it does not read need not be bound
+            program = _env(KINDS[kind][0]).compile(" && ".join(parts))
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
         _Batch([rule for rule, _, _ in members], program,
@@ -601,7 +600,7 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
         returned = program.return_type().name()
     except Exception as exc:  # the compiler's one error type (RuntimeError) in practice
         raise _located(str(exc), path) from None
-    _check_patterns(text, path)
+    _check_patterns(env, text, path)
     wanted = "BOOL" if kind is bool else "STRING"
     if kind is not None and returned not in (wanted, "DYN"):
         raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")
@@ -612,10 +611,9 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
 _PATTERN = re.compile(r"""matches\(\s*(?:[^,()]*,\s*)?(r?(["'])(?:\\.|(?!\2).)*\2)\s*\)""")
 
 
-def _check_patterns(text: str, path: tuple) -> None:
+def _check_patterns(env: Any, text: str, path: tuple) -> None:
     """A constant regular expression RE2 refuses (a backreference, a lookahead) is a
     policy error at its line, as any compile error."""
-    env = _env(())
     for found in _PATTERN.finditer(text):
         result = env.compile(f"''.matches({found.group(1)})").eval(env.Activation({}))
         if result.type().name() == "ERROR":
