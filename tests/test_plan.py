@@ -509,3 +509,34 @@ def test_brokers_that_join_take_topics_they_do_not_hold_yet(tmp_path):
     for topic in topics:
         counts = Counter(b for (t, _), r in after.items() if t == topic for b in r)
         assert max(counts.values()) == 1, (topic, counts)
+
+
+def test_racks_of_unequal_size_are_balanced_through_a_relay():
+    """Racks of 3, 2 and 1 brokers, RF 2: the lone broker of rack c and a broker of rack b
+    above their share may give to rack a only the replicas of partitions with none there,
+    and the balance pass spends those first; a broker at its share relays (takes one,
+    gives one of its own below) until every broker holds its share."""
+    from policylint.planner.placement import Goal, place
+    racks = {1: "a", 2: "a", 3: "a", 4: "b", 5: "b", 6: "c"}
+    rng = random.Random(4)
+    lists, topics = [], []
+    for p in range(1200):
+        pair = [("a", "b"), ("b", "c"), ("a", "c")][p % 3]
+        hot = {"a": 1, "b": 4, "c": 6}
+        lists.append([hot[r] if rng.random() < 0.7 else
+                      rng.choice([b for b, x in racks.items() if x == r]) for r in pair])
+        topics.append(f"t{p // 12}")
+    placed = place(lists, Goal(racks, [True] * len(lists), [2] * len(lists), topics=topics))
+    load = Counter(b for reps in placed.lists for b in reps)
+    assert set(load.values()) == {400}, load
+    assert all(len({racks[b] for b in reps}) == 2 for reps in placed.lists)
+
+
+def test_the_lower_bound_counts_each_broker_s_share_when_rf_exceeds_the_racks():
+    """RF 4 over 3 racks: every rack must hold a replica of every partition, and each
+    broker its share of all of them (1,200 partitions over 9 brokers: 533 each), so the 3
+    brokers that join must receive 1,599, not the 1,200 the racks alone force."""
+    from policylint.planner.report import lower_bound
+    six = [b for b in RACKS3 if b <= 6]
+    before = [[six[(p + i) % 6] for i in range(4)] for p in range(1200)]
+    assert lower_bound(before, RACKS3) == 3 * (1200 * 4 // 9)

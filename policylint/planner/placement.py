@@ -88,6 +88,7 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
             stuck[pid] = why
     if goal.balance:
         state.balance(out, goal, stuck)
+        state.relay(out, goal, stuck)
         if goal.bytes_too and goal.sizes:
             _even_bytes(out, goal, stuck)
     return Placement(out, stuck)
@@ -215,9 +216,7 @@ class _State:
             groups.setdefault(self.rack[b] if self.racks else None, []).append(b)
         spread = sum(1 for rf in rfs if rf >= len(self.racks)) \
             if self.racks and not self.even else 0
-        forced = {r: spread for r in groups}
-        level = _level([(len(m), forced[r]) for r, m in groups.items()], max(left, 0))
-        shares = {r: max(forced[r], level * len(m)) for r, m in groups.items()}
+        shares = rack_shares({r: len(m) for r, m in groups.items()}, spread, max(left, 0))
         _round(shares, max(left, 0), {r: sum(self.load[b] for b in m) for r, m in groups.items()})
         for r, members in groups.items():
             members.sort(key=lambda b: (-self.load[b], b))
@@ -388,6 +387,67 @@ class _State:
                     leads[best[1]] += 1
 
 
+    def relay(self, out: list[list], goal: Goal, stuck: dict[int, str]) -> None:
+        """Where a broker is still above its share because the rack rule lets none of its
+        replicas go to a broker below its share (racks of unequal size, an RF below the
+        racks), it gives one to a broker at its share that gives one of its own to a broker
+        below: two moves where one cannot do. Bounded work: a large cluster the balance
+        pass evens out never gets here."""
+        below = [b for b in self.target if self.load[b] < self.target[b]]
+        over = [b for b in self.target if self.load[b] > self.target[b]]
+        if not below or not over:
+            return
+        held: dict[int, list[int]] = {}
+        for pid, slots in enumerate(out):
+            if goal.movable[pid] and pid not in stuck:
+                for b in slots:
+                    held.setdefault(b, []).append(pid)
+
+        def fits(pid: int, leaving: int, to: int) -> bool:
+            slots = out[pid]
+            return to not in slots and \
+                (self.rack[to] if self.racks else None) in self._open_racks(slots, leaving)[1]
+
+        def move(pid: int, leaving: int, to: int) -> None:
+            slots = out[pid]
+            slots[slots.index(leaving)] = to
+            held[leaving].remove(pid)
+            held.setdefault(to, []).append(pid)
+            self._moved(leaving, -1)
+            self._moved(to, 1)
+        work = 2_000_000  # fits() calls
+        for b in over:
+            while self.load[b] > self.target[b] and work > 0:
+                below = [y for y in below if self.load[y] < self.target[y]]
+                if not below:
+                    return
+                # brokers at their share with a replica that may go to one below: (q, y)
+                onward = {}
+                for x in self.target:
+                    if x == b or self.load[x] != self.target[x]:
+                        continue
+                    for q in held.get(x, ()):
+                        work -= len(below)
+                        y = next((y for y in below if fits(q, x, y)), None)
+                        if y is not None:
+                            onward[x] = (q, y)
+                            break
+                found = None
+                for pid in held.get(b, ()):
+                    work -= len(onward)
+                    x = next((x for x, (q, _) in onward.items()
+                              if q != pid and fits(pid, b, x)), None)
+                    if x is not None:
+                        found = pid, x
+                        break
+                if found is None:
+                    break
+                pid, x = found
+                q, y = onward[x]
+                move(q, x, y)
+                move(pid, b, x)
+
+
 _NONE = object()
 
 
@@ -422,6 +482,14 @@ def _round_robin(pids: list[int], sizes: list[int] | None, topics: list | None):
         for group in rounds:
             if r < len(group):
                 yield group[r]
+
+
+def rack_shares(sizes: dict, forced: int, total: int) -> dict:
+    """Each rack's share of ``total`` replicas, racks of ``sizes`` brokers: as many per
+    broker everywhere, but never less than ``forced`` a rack (strict rack spread: one
+    replica of each partition whose RF reaches the racks)."""
+    level = _level([(n, forced) for n in sizes.values()], total)
+    return {r: max(forced, level * n) for r, n in sizes.items()}
 
 
 def _level(racks: list[tuple[int, int]], total: int) -> float:

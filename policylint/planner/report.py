@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..words import amount, count
+from .placement import rack_shares
 
 
 def moved(before: list[int], after: list[int]) -> int:
@@ -126,9 +127,10 @@ def lower_bound(before: list[list[int]], brokers: dict[int, str | None],
     if not balance:
         return must
     load = Counter(b for reps in before for b in reps if b in brokers)
-    total = sum(len(r) for r in before)
-    if k and all(len(r) >= k for r in before):  # a replica in every rack
-        shares = {b: len(before) // len(members[r]) for r, m in members.items() for b in m}
-    else:
-        shares = dict.fromkeys(brokers, total // len(brokers))
-    return max(must, sum(max(0, shares[b] - load[b]) for b in brokers))
+    # each broker's share as the placement sets it (whole replicas, floored)
+    groups = members if k else {None: list(brokers)}
+    forced = sum(1 for reps in before if len(reps) >= k) if k else 0
+    shares = rack_shares({r: len(m) for r, m in groups.items()}, forced,
+                         sum(len(r) for r in before))
+    return max(must, sum(max(0, int(shares[r]) // len(m) - load[b])
+                         for r, m in groups.items() for b in m))
