@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from .flow import solved
+
 #: prices: a change of leader; a unit above a rack's floor, and above its ceiling in a
 #: topic (dearer than any broker's load)
 _CHANGE, _ABOVE, _BEYOND = 10, 10**7, 10**9
@@ -53,23 +55,6 @@ def order(lists: list[list[int]], topics: list[str], movable: list[bool],
             else reps for reps, lead, ok in zip(lists, leader, movable)]
 
 
-def _solved(tails: list[int], heads: list[int], caps: list[int], costs: list[int],
-            supplies: list[int], first: int) -> list[int] | None:
-    """The flow on each of the ``first`` arcs of a minimum-cost flow (OR-Tools), node ``i``
-    supplying ``supplies[i]``; None when it has no optimum."""
-    import numpy as np
-    from ortools.graph.python import min_cost_flow
-    flow = min_cost_flow.SimpleMinCostFlow()
-    flow.add_arcs_with_capacity_and_unit_cost(
-        np.array(tails, dtype=np.int32), np.array(heads, dtype=np.int32),
-        np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
-    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int32),
-                            np.array(supplies, dtype=np.int64))
-    if flow.solve() != flow.OPTIMAL:
-        return None
-    return flow.flows(np.arange(first, dtype=np.int32)).tolist()
-
-
 def _within_racks(lists, movable, brokers, leader) -> None:
     """What the topic by topic passes leave uneven between brokers of one rack, evened out
     by one flow over the brokers: leadership moves from a broker to another of its rack
@@ -97,7 +82,7 @@ def _within_racks(lists, movable, brokers, leader) -> None:
     heads = [b for _, b in arcs] + [n] * (3 * n)
     caps = [len(via[a]) for a in arcs] + [floor] * n + [1] * n + [total] * n
     costs = [1] * len(arcs) + [0] * n + [_ABOVE] * n + [_BEYOND] * n
-    flows = _solved(tails, heads, caps, costs, supply + [-total], len(arcs))
+    flows = solved(tails, heads, caps, costs, supply + [-total], len(arcs))
     if flows is None:
         return
     members = sorted(brokers)
@@ -155,7 +140,7 @@ def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> 
     if low < 0:  # prices relative to the cheapest: none negative
         costs[arcs:loads] = [c - low for c in costs[arcs:loads]]
     changed = 0
-    flows = _solved(tails, heads, caps, costs, [1] * n + [0] * (sink - n) + [-n], arcs) \
+    flows = solved(tails, heads, caps, costs, [1] * n + [0] * (sink - n) + [-n], arcs) \
         if n else None
     if flows is not None:
         by_node = {node: b for b, node in local.items()}

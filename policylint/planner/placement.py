@@ -22,8 +22,9 @@ where it must:
    replica that arrives is one a balanced result needs, so the moves are the lower
    bound's (the replicas that must arrive on each broker) but where racks forbid it.
 
-Leaders are ordered afterwards (``leaders.order``); a better solver can replace this
-function without touching the CLI, the batches or the report.
+A balance goal on a cluster small enough is met exactly instead (``exact``: a
+minimum-cost flow); the passes above are for the larger ones, and for the goals and
+clusters the flow does not model. Leaders are ordered afterwards (``leaders.order``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,15 @@ class Placement(NamedTuple):
 
 def place(lists: list[list[int]], goal: Goal) -> Placement:
     """The replicas of every partition once ``goal`` is met, with the fewest moves the
-    passes above find (leaders not yet ordered: a kept replica keeps its slot)."""
+    passes above find (leaders not yet ordered: a kept replica keeps its slot). A balance
+    goal on a cluster small enough is met exactly (``exact``) where a plan exists."""
+    if goal.balance and goal.holders is None:
+        from .exact import place_exactly
+        out = place_exactly(lists, goal)
+        if out is not None:
+            if goal.bytes_too and goal.sizes:
+                _even_bytes(out, goal, {})
+            return Placement(out, {})
     state = _State(goal)
     out: list[list[int]] = []
     holes: list[int] = []
