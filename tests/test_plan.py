@@ -595,3 +595,46 @@ def test_the_exact_placement_moves_the_fewest_replicas(rf, drain, monkeypatch):
     assert not placed.stuck and moves == _fewest_moves(
         [[b for b in reps] for reps in lists], racks)
     assert all(len({racks[b] for b in reps}) == min(rf, 3) for reps in placed.lists)
+
+
+def test_the_exact_placement_is_valid_and_never_moves_more_than_the_heuristic(monkeypatch):
+    """Small random clusters: racks or none, either rack mode, RF changes, partitions that
+    may not move, unknown and cordoned brokers. Every partition the exact placement places
+    has its RF, no broker twice, only brokers of the result, its racks as the rule says and
+    no new replica on a cordoned broker; and it moves no more than the heuristic where the
+    heuristic balances the brokers."""
+    from policylint.planner import exact as exact_placement
+    from policylint.planner.placement import Goal, place
+    for seed in range(300):
+        rng = random.Random(seed)
+        n = rng.randint(2, 9)
+        count = rng.choice([0, 1, 2, 3, 4])
+        racks = {b: f"r{rng.randrange(count)}" if count else None for b in range(1, n + 1)}
+        lists = [rng.sample(range(n + 3), rng.randint(1, min(4, n)))
+                 for _ in range(rng.randint(1, 60))]
+        rfs = [len(r) if rng.random() < 0.9 else rng.randint(1, min(4, n)) for r in lists]
+        movable = [rng.random() < 0.9 for _ in lists]
+        closed = frozenset(b for b in racks if rng.random() < 0.1)
+        mode = rng.choice(["strict", "even"])
+        goal = Goal(racks, movable, rfs, True, mode, None, closed,
+                    topics=[f"t{p % 5}" for p in range(len(lists))])
+        got = place([list(r) for r in lists], goal)
+        monkeypatch.setattr(exact_placement, "MAX_ARCS", 0)
+        alone = place([list(r) for r in lists], goal)
+        monkeypatch.undo()
+        named = {r for r in racks.values() if r is not None}
+        for p, reps in enumerate(got.lists):
+            if not movable[p] or p in got.stuck:
+                continue
+            assert len(reps) == rfs[p] == len(set(reps)) and set(reps) <= set(racks), seed
+            assert not {b for b in reps if b in closed} - set(lists[p]), seed
+            spread = Counter(racks[b] for b in reps)
+            if named:
+                assert len(spread) >= min(rfs[p], len(named)) if mode == "strict" else \
+                    max(spread.values()) <= -(-rfs[p] // len(named)), seed
+        load = Counter(b for reps in alone.lists for b in reps)
+        opened = [b for b in racks if b not in closed]
+        if not got.stuck and not alone.stuck and opened and \
+                max(load[b] for b in opened) - min(load[b] for b in opened) <= 1:
+            assert sum(len(set(a) - set(b)) for a, b in zip(got.lists, lists)) <= \
+                sum(len(set(a) - set(b)) for a, b in zip(alone.lists, lists)), seed

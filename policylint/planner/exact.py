@@ -133,7 +133,7 @@ def place_exactly(lists: list[list[int]], goal) -> list[list] | None:
 def _shares(lists: list[list[int]], goal, groups: dict, racks: list) -> dict:
     """Each open broker's share of all replicas, (floor, ceil), as the heuristic sets it:
     what closed brokers hold stays theirs; the rest per rack (``rack_shares``)."""
-    total = sum(goal.rf[p] if ok else len(reps)
+    total = sum(goal.rf[p] if ok else sum(b in goal.brokers for b in reps)
                 for p, (ok, reps) in enumerate(zip(goal.movable, lists)))
     kept = sum(b in goal.closed for reps in lists for b in reps)
     open_ = {r: [b for b in m if b not in goal.closed] for r, m in groups.items()}
