@@ -102,8 +102,7 @@ def place_exactly(lists: list[list[int]], goal) -> list[list] | None:
                 arc(n, node(("b", key[2])), 1, 2 * j)
     for b in brokers:
         if b in goal.closed:  # keeps at most what it holds
-            held = sum(b in lists[p] for p in movable)
-            arc(node(("b", b)), node(("sink",)), held, 0)
+            arc(node(("b", b)), node(("sink",)), sum(b in lists[p] for p in movable), 0)
             continue
         floor, ceil = max(shares[b][0] - fixed[b], 0), max(shares[b][1] - fixed[b], 0)
         if floor:
