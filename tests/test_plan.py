@@ -565,7 +565,7 @@ def _fewest_moves(lists, racks):
             solver.Add(in_rack <= len(reps) - need + 1)
             if len(reps) >= len(names):
                 solver.Add(in_rack >= 1)
-    from policylint.planner.placement import rack_shares  # a broker's share, as defined
+    from policylint.planner.shares import rack_shares  # a broker's share, as defined
     per_rack = {r: sum(1 for b in ids if racks[b] == r) for r in names}
     shares = rack_shares(per_rack, sum(1 for reps in lists if len(reps) >= len(names)),
                          sum(map(len, lists)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from .flow import solved
-from .placement import rack_shares
+from .shares import rack_shares
 
 #: flow arcs at most (partitions x brokers, about): beyond, the heuristic alone
 MAX_ARCS = 400_000

@@ -34,6 +34,8 @@ import math
 from collections import Counter
 from typing import NamedTuple
 
+from .shares import rack_shares
+
 
 class Goal(NamedTuple):
     """What the result must be. Per partition (``lists``' order): whether it may change
@@ -491,27 +493,6 @@ def _round_robin(pids: list[int], sizes: list[int] | None, topics: list | None):
         for group in rounds:
             if r < len(group):
                 yield group[r]
-
-
-def rack_shares(sizes: dict, forced: int, total: int) -> dict:
-    """Each rack's share of ``total`` replicas, racks of ``sizes`` brokers: as many per
-    broker everywhere, but never less than ``forced`` a rack (strict rack spread: one
-    replica of each partition whose RF reaches the racks)."""
-    level = _level([(n, forced) for n in sizes.values()], total)
-    return {r: max(forced, level * n) for r, n in sizes.items()}
-
-
-def _level(racks: list[tuple[int, int]], total: int) -> float:
-    """The replicas per broker at which racks of (brokers, must hold) hold ``total``
-    together, each at least what it must (water filling)."""
-    low, high = 0.0, float(total)
-    for _ in range(60):
-        mid = (low + high) / 2
-        if sum(max(f, mid * n) for n, f in racks) > total:
-            high = mid
-        else:
-            low = mid
-    return low
 
 
 def _round(shares: dict, total: int, held: dict) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..words import amount, count
-from .placement import rack_shares
+from .shares import rack_shares
 
 
 def moved(before: list[int], after: list[int]) -> int:
