@@ -295,17 +295,24 @@ def best_process(argv: list[str], runs: int = 7) -> tuple[float, float]:
 NEW_RULES = "PL6,PL7,PL8,PL210"
 
 
-def cpu_pair(args: list[str], extra: list[str], runs: int = 9) -> tuple[float, float]:
-    """The least CPU time (user + system) of policylint with ``args``, and with ``args``
-    plus ``extra``, runs interleaved: CPU time is what a rule costs, and wall time on a
-    shared machine varies more than the difference measured."""
+def cpu_least(argvs: list[list[str]], runs: int = 9,
+              command: list[str] = POLICYLINT) -> list[float]:
+    """The least CPU time (user + system) of policylint (``command``) with each of
+    ``argvs``, runs interleaved: CPU time is what a rule costs, and wall time on a shared
+    machine varies more than the difference measured."""
     def cpu(argv: list[str]) -> float:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(POLICYLINT + argv, stdout=subprocess.DEVNULL)
+        subprocess.run(command + argv, stdout=subprocess.DEVNULL)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    pairs = [(cpu(args), cpu(args + extra)) for _ in range(runs)]
-    return min(a for a, _ in pairs), min(b for _, b in pairs)
+    took = [[cpu(argv) for argv in argvs] for _ in range(runs)]
+    return [min(column) for column in zip(*took)]
+
+
+def cpu_pair(args: list[str], extra: list[str], runs: int = 9) -> tuple[float, float]:
+    """``cpu_least`` of policylint with ``args``, and with ``args`` plus ``extra``."""
+    least, more = cpu_least([args, args + extra], runs)
+    return least, more
 
 
 def main() -> None:
@@ -405,20 +412,19 @@ def cel_figures(multi: Path, manifests: int) -> None:
     with_cel, without = OUT / "cel-policy.yaml", OUT / "no-cel-policy.yaml"
     with_cel.write_text(yaml.safe_dump({"cel_rules": rules}))
     without.write_text("rules: {}\n")
-    venv = [sys.executable, "-m", "policylint"]
     args = ["lint", str(multi), "--format", "json"]
     # the rules that read no topic name: each distinct topic shape is judged once
     shaped = ",".join(rule["code"] for rule, (expression, match) in zip(rules, CEL_RULES)
                       if "topic.name" not in expression + (match or ""))
-    timings = {label: min(timed(args + ["--policy", str(path), "--select", select], venv)[0]
-                          for _ in range(3))
-               for label, path, select in (("with", with_cel, "PL,TEAM"),
-                                           ("shaped", with_cel, f"PL,{shaped}"),
-                                           ("without", without, "PL"))}
+    timings = dict(zip(("with", "shaped", "without"), cpu_least(
+        [args + ["--policy", str(with_cel), "--select", "PL,TEAM"],
+         args + ["--policy", str(with_cel), "--select", f"PL,{shaped}"],
+         args + ["--policy", str(without), "--select", "PL"]], runs=7,
+        command=[sys.executable, "-m", "policylint"])))
     for label, count in (("with", len(CEL_RULES)), ("shaped", shaped.count(",") + 1)):
         extra = timings[label] - timings["without"]
         print(f"  {count} CEL rules{' that read no topic name' if label == 'shaped' else ''} "
-              f"on the multi-document file: {timings[label]:.2f} s, without them "
+              f"on the multi-document file: {timings[label]:.2f} s CPU, without them "
               f"{timings['without']:.2f} s (+{extra:.2f} s = "
               f"{1e6 * extra / (manifests * count):.1f} us per rule and manifest, the maps "
               "built included)")
