@@ -89,12 +89,14 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
             holes.append(pid)
     state.set_targets(sum(len(s) for s in out), goal.rf)
     stuck: dict[int, str] = {}
-    by_topic = _by_topic(goal.topics)
+    held = _held(out, goal.topics)
     for pid in holes:
-        same = by_topic[goal.topics[pid]] if by_topic else None
+        topic = goal.topics[pid] if held is not None else None
+        was = list(out[pid])
         why = state.fill(out[pid], goal.holders[pid] if goal.holders else (),
-                         None if same is None else (
-                             lambda x, same=same: sum(x in out[q] for q in same)))
+                         None if held is None else (lambda x, t=topic: held[(x, t)]))
+        if held is not None:
+            held.update((b, topic) for a, b in zip(was, out[pid]) if a is None and b is not None)
         if why:
             stuck[pid] = why
     if goal.balance:
@@ -342,7 +344,8 @@ class _State:
                 for i, b in enumerate(slots):
                     (led if i == 0 else followed).setdefault(b, []).append(pid)
         mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
-        by_topic = _by_topic(goal.topics)  # which brokers hold a topic, when asked
+        by_topic = _by_topic(goal.topics)  # a topic's partitions: its share of a broker
+        held = _held(out, goal.topics)  # (broker, topic): how many of its replicas
         shares: dict = {}
 
         def fair(same: list) -> tuple[int, int]:
@@ -376,9 +379,9 @@ class _State:
                 at = slots.index(b)
                 own = self.rack[b] if self.racks else None
                 racks = self._open_racks(slots, leaving=b)[1]
-                same = by_topic[goal.topics[pid]] if goal.topics is not None else None
-                holds = None if same is None else (
-                    lambda x, same=same: sum(x in out[q] for q in same))
+                topic = goal.topics[pid] if goal.topics is not None else None
+                same = by_topic[topic] if topic is not None else None
+                holds = None if same is None else (lambda x, t=topic: held[(x, t)])
                 best = self._best(own, slots, True, holds) if own in racks else None
                 if best is None:
                     best = self._best_of([r for r in racks if r != own], slots, True)
@@ -393,6 +396,9 @@ class _State:
                 slots[at] = best[1]
                 self._moved(b, -1)
                 self._moved(best[1], 1)
+                if held is not None:
+                    held[(b, topic)] -= 1
+                    held[(best[1], topic)] += 1
                 if at == 0:
                     leads[b] -= 1
                     leads[best[1]] += 1
@@ -460,6 +466,15 @@ class _State:
 
 
 _NONE = object()
+
+
+def _held(out: list[list], topics: list | None) -> Counter | None:
+    """Per (broker, topic), how many of the topic's replicas the broker holds (None without
+    ``topics``); kept up to date as replicas move."""
+    if topics is None:
+        return None
+    return Counter((b, topics[pid]) for pid, slots in enumerate(out) for b in slots
+                   if b is not None)
 
 
 def _by_topic(topics: list | None) -> dict:
