@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .flow import solved
+from .flow import Arcs
 from .shares import rack_shares
 
 #: flow arcs at most (partitions x brokers, about): beyond, the heuristic alone
@@ -67,14 +67,8 @@ def place_exactly(lists: list[list[int]], goal) -> list[list] | None:
         if key not in index:
             index[key] = len(index) + 1
         return index[key]
-    tails, heads, caps, costs = [], [], [], []
-
-    def arc(a: int, b: int, cap: int, cost: int) -> int:
-        tails.append(a)
-        heads.append(b)
-        caps.append(cap)
-        costs.append(cost)
-        return len(tails) - 1
+    network = Arcs()
+    arc = network.add
     lower: list[tuple[int, int]] = []  # (arc, units it must carry)
     chosen: list[tuple[int, int, int]] = []  # (arc, partition, broker)
     for p in movable:
@@ -111,7 +105,7 @@ def place_exactly(lists: list[list[int]], goal) -> list[list] | None:
             arc(node(("b", b)), node(("sink",)), ceil - floor, 0)
     supplies = [0] * (len(index) + 1)
     supplies[0], supplies[index[("sink",)]] = replicas, -replicas
-    flows = solved(tails, heads, caps, costs, supplies, len(tails))
+    flows = network.solved(supplies, len(network.tails))
     if flows is None or any(flows[a] < units for a, units in lower):
         return None
     sets: dict[int, list[int]] = {p: [] for p in movable}

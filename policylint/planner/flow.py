@@ -19,3 +19,23 @@ def solved(tails: list[int], heads: list[int], caps: list[int], costs: list[int]
     if flow.solve() != flow.OPTIMAL:
         return None
     return flow.flows(np.arange(first, dtype=np.int32)).tolist()
+
+
+class Arcs:
+    """A flow network's arcs as ``solved`` takes them: ``add`` returns an arc's index."""
+
+    def __init__(self) -> None:
+        self.tails: list[int] = []
+        self.heads: list[int] = []
+        self.caps: list[int] = []
+        self.costs: list[int] = []
+
+    def add(self, tail: int, head: int, cap: int, cost: int) -> int:
+        self.tails.append(tail)
+        self.heads.append(head)
+        self.caps.append(cap)
+        self.costs.append(cost)
+        return len(self.tails) - 1
+
+    def solved(self, supplies: list[int], first: int) -> list[int] | None:
+        return solved(self.tails, self.heads, self.caps, self.costs, supplies, first)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from .flow import solved
+from .flow import Arcs, solved
 
 #: prices: a change of leader; a unit above a rack's floor, and above its ceiling in a
 #: topic (dearer than any broker's load)
@@ -114,13 +114,8 @@ def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> 
                                                      for b in bs}))}
     rack_node = {r: n + len(local) + i for i, r in enumerate(racks or [None])}
     sink = n + len(local) + len(rack_node)
-    tails, heads, caps, costs = [], [], [], []
-
-    def arc(tail: int, head: int, cap: int, cost: int) -> None:
-        tails.append(tail)
-        heads.append(head)
-        caps.append(cap)
-        costs.append(cost)
+    network = Arcs()
+    arc, tails, heads, costs = network.add, network.tails, network.heads, network.costs
 
     for i, p in enumerate(members):
         for b in options[p]:
@@ -140,7 +135,7 @@ def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> 
     if low < 0:  # prices relative to the cheapest: none negative
         costs[arcs:loads] = [c - low for c in costs[arcs:loads]]
     changed = 0
-    flows = solved(tails, heads, caps, costs, [1] * n + [0] * (sink - n) + [-n], arcs) \
+    flows = network.solved([1] * n + [0] * (sink - n) + [-n], arcs) \
         if n else None
     if flows is not None:
         by_node = {node: b for b, node in local.items()}
