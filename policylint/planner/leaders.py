@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from .flow import Arcs, solved
+from .flow import solved
 
-#: prices: a change of leader; a unit above a rack's floor, and above its ceiling in a
-#: topic (dearer than any broker's load)
+#: prices: a change of leader; in the flow over brokers, a unit above a broker's floor and
+#: beyond its ceiling (a topic's flow prices its racks' bands by its own size)
 _CHANGE, _ABOVE, _BEYOND = 10, 10**7, 10**9
 _PASSES = 2
 
@@ -38,6 +38,9 @@ def order(lists: list[list[int]], topics: list[str], movable: list[bool],
     for pid, (t, ok) in enumerate(zip(topics, movable)):
         by_topic[t].append(pid)
     chosen = [t for t in sorted(by_topic) if any(movable[p] for p in by_topic[t])]
+    # where each partition's leadership may go: its replicas, or the leader it keeps
+    options = [[b for b in dict.fromkeys(reps if ok else [lead]) if b in brokers]
+               for reps, lead, ok in zip(lists, leader, movable)]
     leads = Counter(b for b in leader if b in brokers)
     mean = sum(leads.values()) / len(brokers)
     racks = sorted({r for r in brokers.values() if r is not None})
@@ -45,8 +48,8 @@ def order(lists: list[list[int]], topics: list[str], movable: list[bool],
     for weighed in [False] + [True] * (_PASSES if balance else 0):
         changed = 0
         for t in chosen:
-            changed += _topic(by_topic[t], lists, movable, brokers, racks, leader, first,
-                              leads, mean if weighed else None)
+            changed += _topic(by_topic[t], options, brokers, racks, leader, first, leads,
+                              mean if weighed else None)
         if weighed and not changed:
             break
     if balance:
@@ -97,51 +100,66 @@ def _within_racks(lists, movable, brokers, leader) -> None:
                 units -= 1
 
 
-def _topic(pids, lists, movable, brokers, racks, leader, first, leads, mean) -> int:
+def _topic(pids, options, brokers, racks, leader, first, leads, mean) -> int:
     """One topic's leaders, chosen by a flow: partition -> broker (a change costs) ->
     its rack (the broker's j-th leader of this topic costs the slope of its squared
     distance from ``mean`` there: convex, so a topic does not pile onto one broker) ->
-    sink (the rack's bands); how many leaders differ from before."""
+    sink (the rack's bands); how many leaders differ from before. A broker only one
+    partition can reach is no node of its own: that partition's arc goes to the rack."""
     members = [p for p in pids if leader[p] in brokers]  # others lead nowhere counted
-    options = {p: [b for b in dict.fromkeys(lists[p] if movable[p] else [leader[p]])
-                   if b in brokers] for p in members}
+    options = [options[p] for p in members]
     if _settled(members, options, brokers, racks, leader, leads, mean):
         return 0
     for p in members:
         leads[leader[p]] -= 1
     n = len(members)
-    local = {b: n + i for i, b in enumerate(sorted({b for bs in options.values()
-                                                     for b in bs}))}
-    rack_node = {r: n + len(local) + i for i, r in enumerate(racks or [None])}
-    sink = n + len(local) + len(rack_node)
-    network = Arcs()
-    arc, tails, heads, costs = network.add, network.tails, network.heads, network.costs
+    can = Counter(b for bs in options for b in bs)
+    shared = [b for b in can if can[b] > 1]
+    node = {b: n + i for i, b in enumerate(shared)}
+    rack_node = {r: n + len(node) + i for i, r in enumerate(racks or [None])}
+    sink = n + len(node) + len(rack_node)
+    rack_of = (lambda b: rack_node[brokers[b]]) if racks else (lambda b: rack_node[None])
+    # the price of a broker's j-th leader of the topic, relative to the cheapest: none
+    # negative, and all alike where brokers' loads do not count
+    low = 0 if mean is None else 20 * min(leads[b] for b in can)
 
-    for i, p in enumerate(members):
-        for b in options[p]:
-            arc(i, local[b], 1, 0 if b == first[p] else _CHANGE)
+    def price(b: int, j: int) -> int:
+        return 0 if mean is None else 20 * (leads[b] + j) - low
+    # partition -> broker, or straight to its rack
+    tails, heads, costs, chose = [], [], [], []
+    for i, (p, bs) in enumerate(zip(members, options)):
+        for b in bs:
+            tails.append(i)
+            chose.append(b)
+            change = 0 if b == first[p] else _CHANGE
+            if b in node:
+                heads.append(node[b])
+                costs.append(change)
+            else:
+                heads.append(rack_of(b))
+                costs.append(change + price(b, 0))
     arcs = len(tails)
-    can = Counter(b for bs in options.values() for b in bs)
-    for b, node in local.items():
-        head = rack_node[brokers[b] if racks else None]
-        for j in range(can[b]):
-            arc(node, head, 1, 0 if mean is None else 20 * (leads[b] + j) + 10 - round(20 * mean))
+    for b in shared:  # a shared broker -> its rack, its j-th leader at its price
+        tails += [node[b]] * can[b]
+        heads += [rack_of(b)] * can[b]
+        costs += [price(b, j) for j in range(can[b])]
+    # rack -> sink, in bands priced so that fewer units above a rack's floor always win
+    # over any brokers' prices and changes, and fewer beyond its ceiling over both
+    above = n * (max(costs) + _CHANGE) + 1
     floor = n // len(rack_node)
-    for cap, price in ((floor, 0), (1, _ABOVE), (n, _BEYOND)):
-        for node in rack_node.values():
-            arc(node, sink, cap, price)
-    loads = arcs + sum(can.values())  # the broker -> rack arcs end here
-    low = min(costs[arcs:loads], default=0)
-    if low < 0:  # prices relative to the cheapest: none negative
-        costs[arcs:loads] = [c - low for c in costs[arcs:loads]]
+    caps = [1] * len(tails)
+    for cap, cost in ((floor, 0), (1, above), (n, (n + 1) * above)):
+        tails += rack_node.values()
+        heads += [sink] * len(rack_node)
+        costs += [cost] * len(rack_node)
+        caps += [cap] * len(rack_node)
     changed = 0
-    flows = network.solved([1] * n + [0] * (sink - n) + [-n], arcs) \
+    flows = solved(tails, heads, caps, costs, [1] * n + [0] * (sink - n) + [-n], arcs) \
         if n else None
     if flows is not None:
-        by_node = {node: b for b, node in local.items()}
         for a, used in enumerate(flows):
             if used:
-                p, b = members[tails[a]], by_node[heads[a]]
+                p, b = members[tails[a]], chose[a]
                 changed += leader[p] != b
                 leader[p] = b
     for p in members:
@@ -158,8 +176,7 @@ def _settled(members, options, brokers, racks, leader, leads, mean) -> bool:
         return False
     if mean is None:
         return True
-    most = max((leads[leader[p]] for p in members), default=0)
-    return all(leads[b] >= most - 1 for p in members for b in options[p])
+    return all(leads[b] >= leads[leader[p]] - 1 for p, bs in zip(members, options) for b in bs)
 
 
 def spread_by_moves(lists: list[list[int]], before: list[list[int]], topics: list[str],
