@@ -638,3 +638,21 @@ def test_the_exact_placement_is_valid_and_never_moves_more_than_the_heuristic(mo
                 max(load[b] for b in opened) - min(load[b] for b in opened) <= 1:
             assert sum(len(set(a) - set(b)) for a, b in zip(got.lists, lists)) <= \
                 sum(len(set(a) - set(b)) for a, b in zip(alone.lists, lists)), seed
+
+
+@pytest.mark.parametrize("mode", ["strict", "even"])
+def test_the_balance_pass_s_rack_check_is_the_rack_rule(mode):
+    """The balance pass asks whether a replica may go to a broker of its own rack without
+    listing the racks allowed (``_may_take``): the answer is the listing's, for slots with
+    holes, a replica leaving, racks repeated, and RF above and below the racks."""
+    from policylint.planner.placement import Goal, _State
+    rng = random.Random(7)
+    for racks in (0, 1, 2, 3, 5):
+        brokers = {b: (f"r{b % racks}" if racks else None) for b in range(1, 13)}
+        state = _State(Goal(brokers, [], [], rack_mode=mode))
+        for _ in range(400):
+            slots = [rng.choice([None, *brokers]) for _ in range(rng.randint(1, 6))]
+            leaving = rng.choice([b for b in slots if b is not None] or [None])
+            for rack in {*brokers.values()}:
+                assert state._may_take(rack, slots, leaving) == \
+                    (rack in state._open_racks(slots, leaving)[1]), (slots, leaving, rack)

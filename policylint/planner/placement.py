@@ -100,7 +100,7 @@ def place(lists: list[list[int]], goal: Goal) -> Placement:
         if why:
             stuck[pid] = why
     if goal.balance:
-        state.balance(out, goal, stuck)
+        state.balance(out, goal, stuck, held)
         state.relay(out, goal, stuck)
         if goal.bytes_too and goal.sizes:
             _even_bytes(out, goal, stuck)
@@ -294,6 +294,17 @@ class _State:
         fewest = min((per_rack[r] for r in allowed), default=0)
         return [[r for r in allowed if per_rack[r] == fewest], allowed]
 
+    def _may_take(self, rack: str | None, slots: list, leaving: int) -> bool:
+        """Whether ``rack`` is among the racks ``_open_racks(slots, leaving)`` allows, found
+        without listing them (the balance pass asks it of every replica it moves)."""
+        if not self.racks:
+            return True
+        others = [self.rack[b] for b in slots if b is not None and b != leaving]
+        if self.even:
+            return others.count(rack) < math.ceil(len(slots) / len(self.racks))
+        missing = min(len(slots), len(self.racks)) - len(set(others))
+        return rack not in others or missing < len(slots) - len(others)
+
     def _best_of(self, racks: list, slots: list, below: bool, holds=None) -> tuple | None:
         return min(filter(None, (self._best(r, slots, below, holds) for r in racks)),
                    default=None)
@@ -329,7 +340,8 @@ class _State:
 
     # -- pass 3 ---------------------------------------------------------------------------------
 
-    def balance(self, out: list[list], goal: Goal, stuck: dict[int, str]) -> None:
+    def balance(self, out: list[list], goal: Goal, stuck: dict[int, str],
+                held: Counter | None) -> None:
         """Brokers above their share give replicas to brokers below theirs. A broker that
         leads more than its share of partitions gives led ones first (its replacement in
         the same rack leads them: no topic's leaders change rack), others followers;
@@ -345,7 +357,6 @@ class _State:
                     (led if i == 0 else followed).setdefault(b, []).append(pid)
         mean = sum(leads[b] for b in self.target) / max(len(self.target), 1)
         by_topic = _by_topic(goal.topics)  # a topic's partitions: its share of a broker
-        held = _held(out, goal.topics)  # (broker, topic): how many of its replicas
         shares: dict = {}
 
         def fair(same: list) -> tuple[int, int]:
@@ -378,12 +389,13 @@ class _State:
                     continue
                 at = slots.index(b)
                 own = self.rack[b] if self.racks else None
-                racks = self._open_racks(slots, leaving=b)[1]
                 topic = goal.topics[pid] if goal.topics is not None else None
                 same = by_topic[topic] if topic is not None else None
                 holds = None if same is None else (lambda x, t=topic: held[(x, t)])
-                best = self._best(own, slots, True, holds) if own in racks else None
+                best = self._best(own, slots, True, holds) \
+                    if self._may_take(own, slots, b) else None
                 if best is None:
+                    racks = self._open_racks(slots, leaving=b)[1]
                     best = self._best_of([r for r in racks if r != own], slots, True)
                 if best is None:
                     continue
