@@ -121,6 +121,7 @@ class Context(Struct):
     _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
     _min_isrs: dict[int, list] = field(default_factory=dict)  # id(target) -> _min_isr_topics
     _declared: dict[int, tuple] = field(default_factory=dict)  # id(manifest) -> its values
+    _windows: dict[int, tuple] = field(default_factory=dict)  # id(profile) -> kafka_window
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
@@ -178,10 +179,13 @@ class Context(Struct):
         """The known Kafka releases a target is judged by: the one of its stated version
         (``kafka_version``), else every release of the policy's ``kafka_versions`` window
         (3.0 to the newest by default)."""
-        version = self.kafka_version(target)
-        if version is not None:
-            return (kafka_configs.resolve(version),)  # remembered
-        return kafka_configs.window(self.policy.kafka_versions)
+        profile = self.profile_for(target)  # the window is its cluster's: once per run
+        found = self._windows.get(id(profile))
+        if found is None:
+            version = self.kafka_version(target)
+            found = self._windows[id(profile)] = (kafka_configs.resolve(version),) \
+                if version is not None else kafka_configs.window(self.policy.kafka_versions)
+        return found
 
     def kafka_release(self, target: Any) -> str:
         """The release a target's topic configs are judged by where one release is asked

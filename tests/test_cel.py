@@ -528,3 +528,109 @@ def test_batched_verdicts_are_each_rule_s_own(tree, monkeypatch):
     monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
     assert judged() == together
     assert any(len(found) > 2 for found in together)  # the tree gives the rules work
+
+
+def _re2_matches(text: str, pattern: str) -> bool:
+    """CEL's own answer (RE2): ``matches`` on values, the pattern compiled at evaluation."""
+    from policylint.cel import _env
+    program = _env(("topic", "cluster")).compile("topic.t.matches(topic.p)")
+    return program.eval(data={"topic": {"t": text, "p": pattern}}).value()
+
+
+def _random_pattern(rng) -> str:
+    atoms = ["a", "b", "z", ".", "-", "_", "[a-c]", "[^a]", "[a-z0-9._-]", "\\."]
+    out = []
+    for _ in range(rng.randint(1, 6)):
+        piece = rng.choice(atoms)
+        if rng.random() < 0.2:
+            piece = f"({piece}{rng.choice(atoms)})" if rng.random() < 0.5 else \
+                f"(?:{piece}|{rng.choice(atoms)})"
+        elif rng.random() < 0.5:
+            piece += rng.choice(["*", "+", "?", "{2}", "{1,3}", "{2,}", "*?", "+?"])
+        out.append(piece)
+    return rng.choice(["", "^"]) + "".join(out) + rng.choice(["", "$"])
+
+
+def test_python_answers_a_pattern_as_re2_does():
+    """A pattern in the subset ``patterns.translated`` takes matches, in Python, the texts
+    CEL's RE2 matches: anchors (RE2's ``$`` is the end, not before a last newline), classes,
+    ranges, groups, alternatives, quantifiers; texts with newlines and beyond ASCII."""
+    import random
+
+    from policylint.cel.patterns import translated
+    texts = ["", "a", "ab", "Ab", "ab\n", "a\nb", "a.b", "a-b", "a_b9", "aab", "ba", "bbb",
+             "a.b.c", "é", "aé", "-", ".", "payments.orders", "Payments.orders",
+             "orders-v2", "x/y", "9lives"]
+    patterns = ["^[a-z][a-z0-9._-]*$", "^[a-zA-Z0-9._-]{1,249}$", "^payments\\.", "a|b$",
+                "^(a|b)c", "[^a]", "^$", "", "a.b", "^[-a]+$", "b{2,}", "(?:ab)", "^a?b*$",
+                "\\.", "[a\\-z]"]
+    rng = random.Random(11)
+    patterns += [_random_pattern(rng) for _ in range(150)]
+    compared = 0
+    for pattern in patterns:
+        found = translated(pattern)
+        if found is None:
+            continue
+        for text in texts + ["".join(rng.choice("ab.-_\nAé") for _ in range(rng.randint(0, 8)))
+                             for _ in range(8)]:
+            if len(text) > found.longest:
+                continue  # RE2's to answer
+            assert (found.regex.search(text) is not None) == _re2_matches(text, pattern), \
+                (pattern, text)
+            compared += 1
+    assert compared > 2000
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(ab)*", "\\d+", "\\w", "(?i)a", "a{,3}",
+                                     "a*+", "(?=a)", "[[:alpha:]]", "\\pL", "a{2", "a**",
+                                     "[a-b-c]", "[]a]", "x}", "^*"])
+def test_a_pattern_beyond_the_subset_is_re2_s(pattern):
+    """Repeated groups (Python's backtracking could take exponential time), classes and
+    flags whose meaning differs between the engines, and what RE2 reads otherwise: left to
+    RE2."""
+    from policylint.cel.patterns import translated
+    assert translated(pattern) is None
+
+
+def test_a_batch_answers_patterns_as_each_rule_does(tmp_path, monkeypatch):
+    """Rules on topic names, batched (their patterns answered in Python) and each on its
+    own (RE2), find the same: a name with a last newline, an upper-case or a digit first, a
+    name too long to answer in Python, a name no pattern can hold."""
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM1
+    name: convention
+    applies_to: topics
+    validations:
+      - expression: topic.name.matches("^[a-z][a-z0-9._-]*$")
+        message: breaks the convention
+  - code: TEAM2
+    name: payments-rf
+    applies_to: topics
+    matchConditions:
+      - expression: topic.name.matches(r"^payments\\.")
+    validations:
+      - expression: topic.rf >= 3 && !topic.name.matches('(a|b)$')
+        message: payments need RF 3
+""")
+    names = ["orders", "Orders", "9lives", "orders\\n", "payments.x", "payments.b",
+             "payments.ok", "a" * 400, "a" * 399 + "B"]
+    write_files(tmp_path, {f"t{i}.yaml": f"""\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: "{name}"
+spec:
+  partitions: 3
+  replicas: {2 if name.startswith("payments.x") else 3}
+""" for i, name in enumerate(names)})
+    monkeypatch.chdir(tmp_path)
+    import policylint.cel as cel
+
+    def found():
+        return sorted((f.rule, f.file) for f in lint(["."], select=["TEAM"]).findings)
+
+    together = found()
+    assert together == [("TEAM1", "t1.yaml"), ("TEAM1", "t2.yaml"), ("TEAM1", "t3.yaml"),
+                        ("TEAM1", "t8.yaml"), ("TEAM2", "t4.yaml"), ("TEAM2", "t5.yaml")]
+    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    assert found() == together

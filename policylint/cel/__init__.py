@@ -126,11 +126,10 @@ class CelRule(Rule):
     def check_all(self, targets: Sequence[Any], ctx: Any, options: dict) -> Any:
         if self.spent > BUDGET_SECONDS:
             return ()
-        held = self.batch.held(targets, ctx) if self.batch else repeat(None)
-        # a target its batch holds for (True) gives nothing to say
-        return chain.from_iterable(self._checked(target, ctx, verdict)
-                                   for target, verdict in zip(targets, held)
-                                   if verdict is not True)
+        # a target its batch holds for gives nothing to say
+        pending = self.batch.pending(targets, ctx) if self.batch else zip(targets, repeat(None))
+        return chain.from_iterable(self._checked(target, ctx, verdicts)
+                                   for target, verdicts in pending)
 
     def _checked(self, target: Any, ctx: Any, held: list[bool] | None) -> Any:
         if self.spent > BUDGET_SECONDS:
@@ -234,60 +233,96 @@ class _Batch:
     as without it, so the verdicts are the same.
 
     The program sees only the fields its rules read (``reads``), so the evaluator converts
-    a few values per subject, not whole maps. Where those fields do not name the subject
+    a few values per subject, not whole maps, and the answers of the constant patterns
+    Python matches as RE2 does (``patterns``: CEL would compile them again each time). Where those fields do not name the subject
     (no topic name, no partition number: a judgement of its shape), its verdict is kept by
     their values, and a subject of a shape already judged is not evaluated again."""
 
-    def __init__(self, rules: list[CelRule], program: Any, reads: dict | None):
+    def __init__(self, rules: list[CelRule], program: Any, reads: dict | None,
+                 patterns: dict[str, tuple] | None = None):
         self.rules, self.program, self.reads = rules, program, reads
+        self.patterns = patterns or {}  # its program's ``matched[N]``: (root, field, pattern)
         self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
         self.by_shape = reads is not None and not _names_subject(reads)
+        own = (reads or {}).get(self.subject, ())
+        self.by_value = tuple(k for k in own if k not in _SHARED)
+        self.by_identity = tuple(k for k in own if k in _SHARED)
+        self.others = tuple(root for root in reads or () if root != self.subject)
         for rule in rules:
             rule.batch = self
 
-    def held(self, targets: Sequence[Any], ctx: Any) -> list[bool | list[bool]]:
-        """Per target, True where every rule of the batch holds for every subject of it,
-        else per subject whether they all hold; worked out once per run and target."""
-        # per run (identities are told apart within one): per target, and per shape
-        memo = ctx._views.get(self)
+    def pending(self, targets: Sequence[Any], ctx: Any) -> list[tuple[Any, list[bool]]]:
+        """The targets for which a rule of the batch may not hold, each with per subject
+        whether they all hold; worked out once per run and list of targets (the engine
+        hands every rule of a kind the same list), so each rule reads only these."""
+        memo = ctx._views.get(self)  # per run: identities are told apart within one
         if memo is None:
             memo = ctx._views[self] = ({}, {})
-        by_target, by_shape = memo
-        started, verdicts = time.perf_counter(), []
-        for target in targets:
-            found = by_target.get(id(target))
-            if found is None:
-                found = [self._holds(s, by_shape)
-                         for s in _subjects_of(self.rules[0].applies_to, target, ctx)]
-                found = by_target[id(target)] = True if all(found) else found
-            verdicts.append(found)
-        spent = (time.perf_counter() - started) / len(self.rules)
-        for rule in self.rules:
-            rule.spent += spent
-        return verdicts
+        by_targets, by_shape = memo
+        found = by_targets.get(id(targets))
+        if found is None:
+            started, kind, pending = time.perf_counter(), self.rules[0].applies_to, []
+            for target in targets:
+                verdicts = [self._holds(s, by_shape) for s in _subjects_of(kind, target, ctx)]
+                if not all(verdicts):
+                    pending.append((target, verdicts))
+            # the list kept with its verdicts: its id stays its own
+            found = by_targets[id(targets)] = (targets, pending)
+            spent = (time.perf_counter() - started) / len(self.rules)
+            for rule in self.rules:
+                rule.spent += spent
+        return found[1]
 
     def _holds(self, subject: _Subject, by_shape: dict) -> bool:
         if self.reads is None:
             return _holds(self.program, subject.activation())
+        maps = subject.bindings
+        key = None
+        if self.by_shape:
+            # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True,
+            # and a date from its text, as CEL does); maps made once per run and shared
+            # (a topic's config maps, its cluster's, its topic's) by identity
+            own = maps[self.subject]
+            try:
+                key = (pickle.dumps([(k, own[k]) for k in self.by_value if k in own], 5),
+                       *[id(own.get(k)) for k in self.by_identity],
+                       *[id(maps[root]) for root in self.others])
+            except Exception:  # a value pickle cannot hold: judged on its own
+                key = None
+            verdict = by_shape.get(key)
+            if verdict is not None:
+                return verdict
         # the values are handed to the evaluator as they are: conversion on demand costs
         # less than an Activation made for one evaluation
-        maps = subject.bindings
-        shown = {root: {k: maps[root][k] for k in fields if k in maps[root]}
-                 for root, fields in self.reads.items()}
-        if not self.by_shape:
-            return _holds(self.program, data=shown)
-        # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True, and a
-        # date from its text, as CEL does); the maps it shares (its cluster's, its topic's)
-        # are one object per run, told apart by identity
-        try:
-            key = tuple(pickle.dumps(value, 5) if root == self.subject else id(maps[root])
-                        for root, value in shown.items())
-        except Exception:  # a value pickle cannot hold: judged on its own
-            return _holds(self.program, data=shown)
-        verdict = by_shape.get(key)
-        if verdict is None:
-            verdict = by_shape[key] = _holds(self.program, data=shown)
+        data = {root: {k: maps[root][k] for k in fields if k in maps[root]}
+                for root, fields in self.reads.items()}
+        if self.patterns:  # RE2's answers, where Python's are the same (patterns.py)
+            data["matched"] = _matched(self.patterns, maps)
+        verdict = _holds(self.program, data=data)
+        if key is not None:
+            by_shape[key] = verdict
         return verdict
+
+
+def _matched(patterns: dict[str, tuple], maps: dict) -> dict[str, bool]:
+    """Per hoisted pattern, whether its field matches it; none where the field is no text
+    (the program then fails, and the subject is judged rule by rule) or a text too long
+    for Python's backtracking or CEL's strings (a lone surrogate)."""
+    found = {}
+    for key, (root, field, pattern) in patterns.items():
+        value = (maps.get(root) or {}).get(field)
+        if isinstance(value, str) and len(value) <= pattern.longest and \
+                (value.isascii() or not _SURROGATE.search(value)):
+            found[key] = pattern.regex.search(value) is not None
+    return found
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+#: a topic's maps made once per distinct config (``subjects._configs``), shared by its
+#: topics: a verdict kept by shape tells them apart by identity
+_SHARED = ("config", "configs")
 
 
 #: fields that name a subject: a verdict that reads one is a subject's own
@@ -335,13 +370,49 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
                 reads[root] = reads.get(root, set()) | set(fields)
         if any(read is None for _, _, read in members):
             reads = None  # a rule reads a whole map: the program sees the subject's
+        patterns: dict[str, tuple] = {}
+        if reads is not None:  # handed its values: its patterns' answers among them
+            parts = [_hoisted(part, KINDS[kind][0], patterns) for part in parts]
+        text = " && ".join(parts)
         try:  # in the kind's environment: a variable it does not read need not be bound
-            program = _env(KINDS[kind][0]).compile(" && ".join(parts))
+            program = _env(KINDS[kind][0] + (("matched",) if patterns else ())).compile(text)
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
         _Batch([rule for rule, _, _ in members], program,
                {root: tuple(sorted(f)) for root, f in reads.items()} if reads is not None
-               else None)
+               else None, patterns)
+
+
+_CALL = re.compile(r"(?<![.\w])(topic|partition|entry|cluster)\s*\.\s*([A-Za-z_]\w*)\s*\.\s*"
+                   r"matches\s*\(")
+_SPACE, _CLOSE = re.compile(r"\s*"), re.compile(r"\s*\)")
+
+
+def _hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
+    """``text`` with each ``ROOT.FIELD.matches(CONSTANT)`` whose pattern Python answers as
+    RE2 does (``patterns.translated``) read as ``matched["N"]`` instead, what N asks added
+    to ``found``: (root, field, pattern). As written where a comprehension or ``cel.bind``
+    could give a variable's name to another value."""
+    from .patterns import translated
+    code = _STRINGS.sub(lambda m: " " * len(m.group(0)), text)
+    if _MACROS.search(code) or re.search(r"\bbind\s*\(", code):
+        return text
+    out, last = [], 0
+    for call in _CALL.finditer(code):
+        literal = _STRINGS.match(text, _SPACE.match(text, call.end()).end())
+        close = literal and _CLOSE.match(text, literal.end())
+        if call.group(1) not in binds or not close:
+            continue
+        try:  # the literal's text, as CEL reads its escapes
+            pattern = translated(_env(binds).compile(literal.group(0)).eval(data={}).value())
+        except Exception:
+            continue
+        if pattern is not None:
+            key = str(len(found))
+            found[key] = (call.group(1), call.group(2), pattern)
+            out += [text[last:call.start()], f'matched["{key}"]']
+            last = close.end()
+    return "".join(out) + text[last:]
 
 
 def _reads(texts: list[str], binds: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:

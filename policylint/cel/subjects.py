@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kafka import cluster_setting
+from ..kafka import cluster_setting, manifest_rf
 from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec, TopicState, \
     target_replicas
 
@@ -90,11 +90,23 @@ def _configs(ctx, stated: dict, profile: ClusterProfile | None, release: str,
     setting it changes) where an input gives them. Made once per run for each distinct
     config (a repository repeats the same few): the maps are shared, read-only."""
     made = ctx._views.setdefault(_configs, {})
-    key = (repr(stated), id(profile), release, unknown)  # repr: 1, 1.0 and True apart
+    key = (_by_value(stated), id(profile), release, unknown)
     found = made.get(key)
     if found is None:
         found = made[key] = _configs_of(stated, profile, release, unknown)
     return found
+
+
+def _by_value(stated: dict) -> Any:
+    """A key equal for configs alike in every value and its type (1, 1.0 and True apart):
+    their items, where each is a text, an integer or a boolean (the usual); else repr."""
+    types = tuple(map(type, stated.values()))
+    if _PLAIN.issuperset(types):
+        return tuple(stated.items()), types
+    return repr(stated)
+
+
+_PLAIN = frozenset((str, int, bool))
 
 
 def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
@@ -126,29 +138,32 @@ def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
 
 
 def topic_of_spec(spec: TopicSpec, ctx) -> dict:
-    from ..kafka import manifest_rf
     profile = ctx.profile
-    data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
+    data = spec.doc.data
     # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
-    metadata = next((m for m in (data.get("metadata"), data.get("meta")) if isinstance(m, dict)),
-                    {})
-    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
-    found: dict[str, Any] = {"name": spec.name, "format": spec.kind,
-                             "file": spec.doc.source.name, "managed": spec.managed,
-                             "labels": {str(k): v for k, v in labels.items()},
-                             "annotations": {str(k): v for k, v in spec.annotations.items()}}
-    rf = manifest_rf(spec, profile) if "rf" not in spec.unknown else None
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    if not isinstance(metadata, dict) and isinstance(data, dict):
+        metadata = data.get("meta")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    unknown = spec.unknown
+    found: dict[str, Any] = {
+        "name": spec.name, "format": spec.kind, "file": spec.doc.source.name,
+        "managed": spec.managed,
+        "labels": {str(k): v for k, v in labels.items()} if isinstance(labels, dict) and labels
+        else {},
+        "annotations": {str(k): v for k, v in spec.annotations.items()}}
+    rf = manifest_rf(spec, profile) if "rf" not in unknown else None
     if rf is not None:
         found["rf"] = rf
     partitions = spec.partitions
-    if partitions is None and profile is not None and "partitions" not in spec.unknown:
+    if partitions is None and profile is not None and "partitions" not in unknown:
         partitions = cluster_setting(profile, "num.partitions").value
-    if partitions is not None and "partitions" not in spec.unknown:
+    if partitions is not None and "partitions" not in unknown:
         found["partitions"] = partitions
-    found["stated"] = [f for f, v in (("rf", spec.rf), ("partitions", spec.partitions))
-                       if v is not None]
+    found["stated"] = (["rf"] if spec.rf is not None else []) + \
+        (["partitions"] if spec.partitions is not None else [])
     found["config"], found["configs"] = _configs(ctx, spec.config, profile,
-                                                 ctx.kafka_release(spec), spec.unknown)
+                                                 ctx.kafka_release(spec), unknown)
     if spec.assignment:
         found["assignment"] = spec.assignment
     return found
