@@ -300,13 +300,28 @@ def cpu_least(argvs: list[list[str]], runs: int = 9,
     """The least CPU time (user + system) of policylint (``command``) with each of
     ``argvs``, runs interleaved: CPU time is what a rule costs, and wall time on a shared
     machine varies more than the difference measured."""
-    def cpu(argv: list[str]) -> float:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(command + argv, stdout=subprocess.DEVNULL)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    took = [[cpu(argv) for argv in argvs] for _ in range(runs)]
+    took = [[_cpu(command + argv) for argv in argvs] for _ in range(runs)]
     return [min(column) for column in zip(*took)]
+
+
+def cpu_added(argvs: list[list[str]], base: list[str], runs: int = 9,
+              command: list[str] = POLICYLINT) -> tuple[list[float], float]:
+    """(the CPU seconds each of ``argvs`` adds to ``base``, the least of ``base``): per
+    round, each run's time over the base run's beside it, the median of those ratios
+    applied to the least base time. This machine's speed drifts by a third within a
+    minute; two runs side by side see the same speed, the least of each does not."""
+    rounds = [[_cpu(command + argv) for argv in argvs + [base]] for _ in range(runs)]
+    least = min(r[-1] for r in rounds)
+    return [least * (statistics.median(r[i] / r[-1] for r in rounds) - 1)
+            for i in range(len(argvs))], least
+
+
+def _cpu(argv: list[str]) -> float:
+    """The CPU time (user + system) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def cpu_pair(args: list[str], extra: list[str], runs: int = 9) -> tuple[float, float]:
@@ -416,18 +431,16 @@ def cel_figures(multi: Path, manifests: int) -> None:
     # the rules that read no topic name: each distinct topic shape is judged once
     shaped = ",".join(rule["code"] for rule, (expression, match) in zip(rules, CEL_RULES)
                       if "topic.name" not in expression + (match or ""))
-    timings = dict(zip(("with", "shaped", "without"), cpu_least(
+    added, base = cpu_added(
         [args + ["--policy", str(with_cel), "--select", "PL,TEAM"],
-         args + ["--policy", str(with_cel), "--select", f"PL,{shaped}"],
-         args + ["--policy", str(without), "--select", "PL"]], runs=7,
-        command=[sys.executable, "-m", "policylint"])))
-    for label, count in (("with", len(CEL_RULES)), ("shaped", shaped.count(",") + 1)):
-        extra = timings[label] - timings["without"]
-        print(f"  {count} CEL rules{' that read no topic name' if label == 'shaped' else ''} "
-              f"on the multi-document file: {timings[label]:.2f} s CPU, without them "
-              f"{timings['without']:.2f} s (+{extra:.2f} s = "
-              f"{1e6 * extra / (manifests * count):.1f} us per rule and manifest, the maps "
-              "built included)")
+         args + ["--policy", str(with_cel), "--select", f"PL,{shaped}"]],
+        args + ["--policy", str(without), "--select", "PL"], runs=9,
+        command=[sys.executable, "-m", "policylint"])
+    for extra, count, label in ((added[0], len(CEL_RULES), ""),
+                                (added[1], shaped.count(",") + 1, " that read no topic name")):
+        print(f"  {count} CEL rules{label} on the multi-document file: +{extra:.2f} s CPU on "
+              f"{base:.2f} s without them = {1e6 * extra / (manifests * count):.1f} us per "
+              "rule and manifest, the maps built included")
     from policylint.cel import _env
     env = _env(("topic", "cluster"))
     topic = {"name": "payments.orders", "rf": 3, "partitions": 12, "stated": ["rf"],

@@ -241,7 +241,8 @@ class _Batch:
     def __init__(self, rules: list[CelRule], program: Any, reads: dict | None,
                  patterns: dict[str, tuple] | None = None):
         self.rules, self.program, self.reads = rules, program, reads
-        self.patterns = patterns or {}  # its program's ``matched[N]``: (root, field, pattern)
+        self.patterns = patterns or {}  # its program's ``ROOT["matches #N"]``: (root, field,
+        # pattern)
         self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
         self.by_shape = reads is not None and not _names_subject(reads)
         own = (reads or {}).get(self.subject, ())
@@ -297,24 +298,22 @@ class _Batch:
         data = {root: {k: maps[root][k] for k in fields if k in maps[root]}
                 for root, fields in self.reads.items()}
         if self.patterns:  # RE2's answers, where Python's are the same (patterns.py)
-            data["matched"] = _matched(self.patterns, maps)
+            _add_matches(data, self.patterns, maps)
         verdict = _holds(self.program, data=data)
         if key is not None:
             by_shape[key] = verdict
         return verdict
 
 
-def _matched(patterns: dict[str, tuple], maps: dict) -> dict[str, bool]:
-    """Per hoisted pattern, whether its field matches it; none where the field is no text
-    (the program then fails, and the subject is judged rule by rule) or a text too long
-    for Python's backtracking or CEL's strings (a lone surrogate)."""
-    found = {}
+def _add_matches(data: dict, patterns: dict[str, tuple], maps: dict) -> None:
+    """Per hoisted pattern, whether its field matches it, beside the field; none where the
+    field is no text (the program then fails, and the subject is judged rule by rule) or a
+    text too long for Python's backtracking or CEL's strings (a lone surrogate)."""
     for key, (root, field, pattern) in patterns.items():
-        value = (maps.get(root) or {}).get(field)
+        value = maps[root].get(field)
         if isinstance(value, str) and len(value) <= pattern.longest and \
                 (value.isascii() or not _SURROGATE.search(value)):
-            found[key] = pattern.regex.search(value) is not None
-    return found
+            data[root][key] = pattern.regex.search(value) is not None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -338,8 +337,8 @@ def _names_subject(reads: dict) -> bool:
 def _holds(program: Any, activation: Any = None, data: dict | None = None) -> bool:
     try:
         value = program.eval(activation) if data is None else program.eval(data=data)
-        return value.type().name() == "BOOL" and value.value() is True
-    except Exception:  # the evaluator's refusal: judged rule by rule
+        return value.value() is True  # only a bool is True (an error is its text)
+    except Exception:  # the evaluator's refusal, a value Python cannot hold: rule by rule
         return False
 
 
@@ -375,7 +374,7 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
             parts = [_hoisted(part, KINDS[kind][0], patterns) for part in parts]
         text = " && ".join(parts)
         try:  # in the kind's environment: a variable it does not read need not be bound
-            program = _env(KINDS[kind][0] + (("matched",) if patterns else ())).compile(text)
+            program = _env(KINDS[kind][0]).compile(text)
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
         _Batch([rule for rule, _, _ in members], program,
@@ -390,8 +389,8 @@ _SPACE, _CLOSE = re.compile(r"\s*"), re.compile(r"\s*\)")
 
 def _hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
     """``text`` with each ``ROOT.FIELD.matches(CONSTANT)`` whose pattern Python answers as
-    RE2 does (``patterns.translated``) read as ``matched["N"]`` instead, what N asks added
-    to ``found``: (root, field, pattern). As written where a comprehension or ``cel.bind``
+    RE2 does (``patterns.translated``) read as ``ROOT["matches #N"]`` instead (a key no field
+    has), what it asks added to ``found``: (root, field, pattern). As written where a comprehension or ``cel.bind``
     could give a variable's name to another value."""
     from .patterns import translated
     code = _STRINGS.sub(lambda m: " " * len(m.group(0)), text)
@@ -408,9 +407,9 @@ def _hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
         except Exception:
             continue
         if pattern is not None:
-            key = str(len(found))
+            key = f"matches #{len(found)}"
             found[key] = (call.group(1), call.group(2), pattern)
-            out += [text[last:call.start()], f'matched["{key}"]']
+            out += [text[last:call.start()], f'{call.group(1)}["{key}"]']
             last = close.end()
     return "".join(out) + text[last:]
 
