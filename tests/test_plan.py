@@ -282,10 +282,15 @@ def test_bytes_evened_out_when_asked(tmp_path):
 @pytest.mark.parametrize("brokers, racks, topics, partitions, rf, added", [
     (60, 3, 500, 20, 3, 6), (30, 5, 300, 7, 3, 5), (12, 4, 100, 10, 2, 0), (9, 3, 50, 13, 3, 0),
     (40, 1, 200, 9, 3, 4), (8, 0, 60, 6, 3, 2)])
-def test_every_broker_within_one_of_its_share(tmp_path, brokers, racks, topics, partitions,
-                                               rf, added):
+@pytest.mark.parametrize("prices", ["by the topic's size", "fixed"])
+def test_every_broker_within_one_of_its_share(tmp_path, monkeypatch, brokers, racks, topics,
+                                               partitions, rf, added, prices):
     """Kafka's own placement of the topics, brokers added: replicas within one of the share
-    of each broker, and preferred leaders within one of the mean (racks of equal size)."""
+    of each broker, and preferred leaders within one of the mean (racks of equal size);
+    also with the leaders' fixed prices, those of a topic too large to price by its size."""
+    if prices == "fixed":
+        from policylint.planner import leaders as leader_order
+        monkeypatch.setattr(leader_order, "_COST_LIMIT", 0)
     sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
     from kafka_placer import generate
     every = {b: (f"r{(b - 1) % racks}" if racks else None)

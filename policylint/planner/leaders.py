@@ -21,8 +21,11 @@ from collections import Counter, defaultdict
 from .flow import solved
 
 #: prices: a change of leader; in the flow over brokers, a unit above a broker's floor and
-#: beyond its ceiling (a topic's flow prices its racks' bands by its own size)
+#: beyond its ceiling (a topic's flow prices its racks' bands by its own size, these where
+#: that would overflow)
 _CHANGE, _ABOVE, _BEYOND = 10, 10**7, 10**9
+#: what a price times the nodes may reach in the solver's 64-bit costs
+_COST_LIMIT = 2 ** 62
 _PASSES = 2
 
 
@@ -144,11 +147,16 @@ def _topic(pids, options, brokers, racks, leader, first, leads, mean) -> int:
         heads += [rack_of(b)] * can[b]
         costs += [price(b, j) for j in range(can[b])]
     # rack -> sink, in bands priced so that fewer units above a rack's floor always win
-    # over any brokers' prices and changes, and fewer beyond its ceiling over both
+    # over any brokers' prices and changes, and fewer beyond its ceiling over both (at
+    # most one unit a rack is above); the fixed prices where those would overflow the
+    # solver's 64-bit costs (a topic of hundreds of thousands of partitions)
     above = n * (max(costs) + _CHANGE) + 1
+    beyond = (len(rack_node) + 1) * above
+    if beyond * (sink + 1) >= _COST_LIMIT:
+        above, beyond = _ABOVE, _BEYOND
     floor = n // len(rack_node)
     caps = [1] * len(tails)
-    for cap, cost in ((floor, 0), (1, above), (n, (n + 1) * above)):
+    for cap, cost in ((floor, 0), (1, above), (n, beyond)):
         tails += rack_node.values()
         heads += [sink] * len(rack_node)
         costs += [cost] * len(rack_node)
@@ -176,7 +184,8 @@ def _settled(members, options, brokers, racks, leader, leads, mean) -> bool:
         return False
     if mean is None:
         return True
-    return all(leads[b] >= leads[leader[p]] - 1 for p, bs in zip(members, options) for b in bs)
+    most = max((leads[leader[p]] for p in members), default=0)
+    return all(leads[b] >= most - 1 for bs in options for b in bs)
 
 
 def spread_by_moves(lists: list[list[int]], before: list[list[int]], topics: list[str],
