@@ -234,15 +234,16 @@ class _Batch:
 
     The program sees only the fields its rules read (``reads``), so the evaluator converts
     a few values per subject, not whole maps, and the answers of the constant patterns
-    Python matches as RE2 does (``patterns``: CEL would compile them again each time). Where those fields do not name the subject
-    (no topic name, no partition number: a judgement of its shape), its verdict is kept by
-    their values, and a subject of a shape already judged is not evaluated again."""
+    Python matches as RE2 does (``patterns``: CEL would compile them again each time).
+    Where those fields do not name the subject (no topic name, no partition number: a
+    judgement of its shape), its verdict is kept by their values, and a subject of a shape
+    already judged is not evaluated again."""
 
     def __init__(self, rules: list[CelRule], program: Any, reads: dict | None,
                  patterns: dict[str, tuple] | None = None):
         self.rules, self.program, self.reads = rules, program, reads
-        self.patterns = patterns or {}  # its program's ``ROOT["matches #N"]``: (root, field,
-        # pattern)
+        # its program's ``ROOT["matches #N"]``: (root, field, pattern)
+        self.patterns = patterns or {}
         self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
         self.by_shape = reads is not None and not _names_subject(reads)
         own = (reads or {}).get(self.subject, ())
@@ -389,9 +390,9 @@ _SPACE, _CLOSE = re.compile(r"\s*"), re.compile(r"\s*\)")
 
 def _hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
     """``text`` with each ``ROOT.FIELD.matches(CONSTANT)`` whose pattern Python answers as
-    RE2 does (``patterns.translated``) read as ``ROOT["matches #N"]`` instead (a key no field
-    has), what it asks added to ``found``: (root, field, pattern). As written where a comprehension or ``cel.bind``
-    could give a variable's name to another value."""
+    RE2 does (``patterns.translated``) read as ``ROOT["matches #N"]`` instead (a key no
+    field has), what it asks added to ``found``: (root, field, pattern). As written where a
+    comprehension or ``cel.bind`` could give a variable's name to another value."""
     from .patterns import translated
     code = _STRINGS.sub(lambda m: " " * len(m.group(0)), text)
     if _MACROS.search(code) or re.search(r"\bbind\s*\(", code):

@@ -103,14 +103,14 @@ def _within_racks(lists, movable, brokers, leader) -> None:
                 units -= 1
 
 
-def _topic(pids, options, brokers, racks, leader, first, leads, mean) -> int:
+def _topic(pids, options_of, brokers, racks, leader, first, leads, mean) -> int:
     """One topic's leaders, chosen by a flow: partition -> broker (a change costs) ->
     its rack (the broker's j-th leader of this topic costs the slope of its squared
     distance from ``mean`` there: convex, so a topic does not pile onto one broker) ->
     sink (the rack's bands); how many leaders differ from before. A broker only one
     partition can reach is no node of its own: that partition's arc goes to the rack."""
     members = [p for p in pids if leader[p] in brokers]  # others lead nowhere counted
-    options = [options[p] for p in members]
+    options = [options_of[p] for p in members]
     if _settled(members, options, brokers, racks, leader, leads, mean):
         return 0
     for p in members:
