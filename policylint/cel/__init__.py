@@ -290,10 +290,11 @@ class _Batch:
                        *[id(own.get(k)) for k in self.by_identity],
                        *[id(maps[root]) for root in self.others])
             except Exception:  # a value pickle cannot hold: judged on its own
-                key = None
-            verdict = by_shape.get(key)
-            if verdict is not None:
-                return verdict
+                pass
+            else:
+                verdict = by_shape.get(key)
+                if verdict is not None:
+                    return verdict
         # the values are handed to the evaluator as they are: conversion on demand costs
         # less than an Activation made for one evaluation
         data = {root: {k: maps[root][k] for k in fields if k in maps[root]}

@@ -139,10 +139,10 @@ def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
 
 def topic_of_spec(spec: TopicSpec, ctx) -> dict:
     profile = ctx.profile
-    data = spec.doc.data
+    data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
     # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
-    metadata = data.get("metadata") if isinstance(data, dict) else None
-    if not isinstance(metadata, dict) and isinstance(data, dict):
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
         metadata = data.get("meta")
     labels = metadata.get("labels") if isinstance(metadata, dict) else None
     unknown = spec.unknown
