@@ -634,3 +634,53 @@ spec:
                         ("TEAM1", "t8.yaml"), ("TEAM2", "t4.yaml"), ("TEAM2", "t5.yaml")]
     monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
     assert found() == together
+
+
+def test_subjects_judged_together_are_judged_as_one_by_one(tmp_path, monkeypatch):
+    """Rules that read the topic's name judge runs of topics sharing a cluster in one
+    evaluation: a topic breaking a rule among many that keep it, a stretch where most break
+    it, a value no input states (${RF}), two clusters' snapshots, and topics whose
+    assignments are long enough that a run's evaluation exceeds CEL's iteration budget:
+    the same findings and unchecked counts as each rule on its own."""
+    _policy(tmp_path, """cel_rules:
+  - {code: TEAM1, name: convention, applies_to: topics,
+     validations: [{expression: 'topic.name.matches("^[a-z][a-z0-9.-]*$")', message: name}]}
+  - {code: TEAM2, name: durable, applies_to: topics,
+     validations: [{expression: 'topic.rf >= 2 || topic.name.startsWith("tmp.")',
+                    message: rf}]}
+  - {code: TEAM3, name: rf-everywhere, applies_to: topics,
+     validations: [{expression: '!has(topic.assignment) ||
+                                 topic.assignment.all(r, r.size() == topic.rf)',
+                    message: assignment}]}
+""")
+    names = [f"orders.{i}" for i in range(300)]
+    for i in (0, 63, 64, 130, 299):
+        names[i] = f"Orders.{i}"
+    for i in range(200, 240):  # most of a stretch breaks TEAM1
+        names[i] = f"_orders.{i}" if i % 5 else names[i]
+    files = {f"t{i:03}.yaml": TOPIC.format(name=name, rf="${RF}" if i in (5, 77) else
+                                           1 if i in (10, 150) else 3, min_isr=1)
+             for i, name in enumerate(names)}
+
+    def snapshot(cluster, racks):
+        topics = [{"name": f"{cluster}.{i}" if i != 40 else f"{cluster}.X",
+                   "partitions": [{"partition": p, "replicas": [1, 2] if (i, p) != (72, 3)
+                                   else [1]} for p in range(600 if i % 3 == 0 else 2)]}
+                  for i in range(90)]
+        return json.dumps({"kind": "ClusterSnapshot", "version": 1, "cluster": cluster,
+                           "brokers": [{"id": b, "rack": r} for b, r in ((1, racks[0]),
+                                                                         (2, racks[1]))],
+                           "topics": topics})
+    files["a.json"], files["b.json"] = snapshot("east", "ab"), snapshot("west", "aa")
+    write_files(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    import policylint.cel as cel
+
+    def judged():
+        result = lint(["."], select=["TEAM"])
+        return sorted((f.rule, f.file, f.topic) for f in result.findings), result.unchecked
+
+    together = judged()
+    assert len(together[0]) == 5 + 32 + 2 + 2 + 2 and together[1]["TEAM2"] == 2
+    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    assert judged() == together

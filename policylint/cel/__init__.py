@@ -237,54 +237,72 @@ class _Batch:
     Python matches as RE2 does (``patterns``: CEL would compile them again each time).
     Where those fields do not name the subject (no topic name, no partition number: a
     judgement of its shape), its verdict is kept by their values, and a subject of a shape
-    already judged is not evaluated again."""
+    already judged is not evaluated again. Where they do, subjects that share their other
+    maps (a cluster's) are judged up to ``_RUN`` at a time by one evaluation of
+    ``listed``, ``SUBJECTS.all(topic, PROGRAM)``: each evaluation costs a few microseconds
+    before it reads a value."""
 
     def __init__(self, rules: list[CelRule], program: Any, reads: dict | None,
-                 patterns: dict[str, tuple] | None = None):
-        self.rules, self.program, self.reads = rules, program, reads
-        # its program's ``ROOT["matches #N"]``: (root, field, pattern)
-        self.patterns = patterns or {}
+                 patterns: dict[str, tuple] | None = None, listed: Any = None):
+        self.rules, self.program, self.reads, self.listed = rules, program, reads, listed
         self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
-        self.by_shape = reads is not None and not _names_subject(reads)
-        own = (reads or {}).get(self.subject, ())
-        self.by_value = tuple(k for k in own if k not in _SHARED)
-        self.by_identity = tuple(k for k in own if k in _SHARED)
-        self.others = tuple(root for root in reads or () if root != self.subject)
+        reads = reads or {}
+        self.own = reads.get(self.subject, ())
+        self.others = {root: fields for root, fields in reads.items() if root != self.subject}
+        # its program's ``ROOT["matches #N"]``, per root: (key, field, pattern)
+        self.patterns: dict[str, list[tuple]] = {}
+        for key, (root, field, pattern) in (patterns or {}).items():
+            self.patterns.setdefault(root, []).append((key, field, pattern))
+        self.by_shape = bool(reads) and not _names_subject(reads)
+        self.by_value = tuple(k for k in self.own if k not in _SHARED)
+        self.by_identity = tuple(k for k in self.own if k in _SHARED)
+        self.passed: _Pass | None = None  # the pass over targets it is worked out in
         for rule in rules:
             rule.batch = self
 
     def pending(self, targets: Sequence[Any], ctx: Any) -> list[tuple[Any, list[bool]]]:
         """The targets for which a rule of the batch may not hold, each with per subject
-        whether they all hold; worked out once per run and list of targets (the engine
-        hands every rule of a kind the same list), so each rule reads only these."""
-        memo = ctx._views.get(self)  # per run: identities are told apart within one
-        if memo is None:
-            memo = ctx._views[self] = ({}, {})
-        by_targets, by_shape = memo
-        found = by_targets.get(id(targets))
-        if found is None:
-            started, kind, pending = time.perf_counter(), self.rules[0].applies_to, []
-            for target in targets:
-                verdicts = [self._holds(s, by_shape) for s in _subjects_of(kind, target, ctx)]
-                if not all(verdicts):
-                    pending.append((target, verdicts))
-            # the list kept with its verdicts: its id stays its own
-            found = by_targets[id(targets)] = (targets, pending)
-            spent = (time.perf_counter() - started) / len(self.rules)
-            for rule in self.rules:
-                rule.spent += spent
-        return found[1]
+        whether they all hold (see ``_Pass``)."""
+        return self.passed.pending(targets, ctx)[self]
 
-    def _holds(self, subject: _Subject, by_shape: dict) -> bool:
-        if self.reads is None:
-            return _holds(self.program, subject.activation())
-        maps = subject.bindings
+    def verdicts(self, block: list[tuple], ctx: Any, by_shape: dict) -> list[bool]:
+        """Per subject of ``block`` (target, its subject's number, the fields its pass
+        reads, its maps) whether every rule holds."""
+        if self.reads is None:  # a rule reads a whole map: the subject's
+            return [_holds(self.program, _subjects_of(self.rules[0].applies_to, target,
+                                                      ctx)[k].activation())
+                    for target, k, _, _ in block]
+        if self.by_shape or self.listed is None:
+            return [self._holds(data, maps, by_shape) for _, _, data, maps in block]
+        found: list[bool] = []
+        run, start = 1, 0
+        while start < len(block):
+            end, maps = start + 1, block[start][3]
+            while end < len(block) and end - start < run and \
+                    all(block[end][3][root] is maps[root] for root in self.others):
+                end += 1
+            bound = {root: self._values(block[start][2][root], root, fields)
+                     for root, fields in self.others.items()}
+            own = [self._values(item[2][self.subject], self.subject, self.own)
+                   for item in block[start:end]]
+            held = end - start > 1 and _holds(self.listed, data={**bound, _SUBJECTS: own})
+            said = [True] * (end - start) if held else [  # else one by one
+                _holds(self.program, data={**bound, self.subject: values}) for values in own]
+            # a run that holds grows, one that does not (a subject a rule reports, a value
+            # no input states, CEL's iteration budget exceeded) shrinks
+            run = min(2 * run, _RUN) if held or (end - start == 1 and said[0]) else \
+                max(run // 4, 1)
+            found += said
+            start = end
+        return found
+
+    def _holds(self, data: dict, maps: dict, by_shape: dict) -> bool:
         key = None
         if self.by_shape:
             # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True,
             # and a date from its text, as CEL does); maps made once per run and shared
             # (a topic's config maps, its cluster's, its topic's) by identity
-            own = maps[self.subject]
+            own = data[self.subject]
             try:
                 key = (pickle.dumps([(k, own[k]) for k in self.by_value if k in own], 5),
                        *[id(own.get(k)) for k in self.by_identity],
@@ -295,30 +313,89 @@ class _Batch:
                 verdict = by_shape.get(key)
                 if verdict is not None:
                     return verdict
-        # the values are handed to the evaluator as they are: conversion on demand costs
-        # less than an Activation made for one evaluation
-        data = {root: {k: maps[root][k] for k in fields if k in maps[root]}
-                for root, fields in self.reads.items()}
-        if self.patterns:  # RE2's answers, where Python's are the same (patterns.py)
-            _add_matches(data, self.patterns, maps)
-        verdict = _holds(self.program, data=data)
+        verdict = _holds(self.program, data={root: self._values(data[root], root, fields)
+                                             for root, fields in self.reads.items()})
         if key is not None:
             by_shape[key] = verdict
         return verdict
 
-
-def _add_matches(data: dict, patterns: dict[str, tuple], maps: dict) -> None:
-    """Per hoisted pattern, whether its field matches it, beside the field; none where the
-    field is no text (the program then fails, and the subject is judged rule by rule) or a
-    text too long for Python's backtracking or CEL's strings (a lone surrogate)."""
-    for key, (root, field, pattern) in patterns.items():
-        value = maps[root].get(field)
-        if isinstance(value, str) and len(value) <= pattern.longest and \
-                (value.isascii() or not _SURROGATE.search(value)):
-            data[root][key] = pattern.regex.search(value) is not None
+    def _values(self, given: dict, root: str, fields: tuple[str, ...]) -> dict:
+        """What the program is handed of a map: the fields it reads alone (conversion on
+        demand costs less than an Activation made for one evaluation), and beside them
+        RE2's answers where Python's are the same (patterns.py): none where a field is no
+        text (the program then fails, and the subject is judged rule by rule) or a text
+        too long for Python's backtracking or CEL's strings (a lone surrogate)."""
+        values = {k: given[k] for k in fields if k in given}
+        for key, field, pattern in self.patterns.get(root, ()):
+            value = values.get(field)
+            if isinstance(value, str) and len(value) <= pattern.longest and \
+                    (value.isascii() or not _SURROGATE.search(value)):
+                values[key] = pattern.regex.search(value) is not None
+        return values
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+#: a batch's subjects judged by one evaluation, at most; the variable that lists them
+_RUN, _SUBJECTS = 64, "subjects__"
+
+
+class _Pass:
+    """The batches of one ``applies_to``, worked out together in one pass over a list of
+    targets, once per run and list (the engine hands every rule of a kind the same list):
+    each subject's fields that any of them reads made once, each batch judging them a
+    block at a time. A rule reads only the targets its batch does not hold for."""
+
+    def __init__(self, batches: list[_Batch]):
+        self.batches, self.kind = batches, batches[0].rules[0].applies_to
+        reads: dict[str, set] = {}
+        for batch in batches:
+            batch.passed = self
+            for root, fields in (batch.reads or {}).items():
+                reads.setdefault(root, set()).update(fields)
+        self.reads = {root: tuple(sorted(fields)) for root, fields in reads.items()}
+        self.rules = [rule for batch in batches for rule in batch.rules]
+
+    def pending(self, targets: Sequence[Any], ctx: Any) -> dict[_Batch, list]:
+        memo = ctx._views.get(self)  # per run: identities are told apart within one
+        if memo is None:  # per list of targets; per batch, its verdicts by shape
+            memo = ctx._views[self] = ({}, {batch: {} for batch in self.batches})
+        by_targets, shapes = memo
+        found = by_targets.get(id(targets))
+        if found is None:  # the list kept with its verdicts: its id stays its own
+            started = time.perf_counter()
+            found = by_targets[id(targets)] = (targets, self._judged(targets, ctx, shapes))
+            spent = (time.perf_counter() - started) / len(self.rules)
+            for rule in self.rules:
+                rule.spent += spent
+        return found[1]
+
+    def _judged(self, targets: Sequence[Any], ctx: Any, shapes: dict) -> dict[_Batch, list]:
+        said: dict[_Batch, list[bool]] = {batch: [] for batch in self.batches}
+        spans, block, n = [], [], 0  # per target its first subject's number; to judge
+        for target in targets:
+            spans.append((target, n))
+            for k, (maps, _) in enumerate(_subjects(self.kind, target, ctx)):
+                block.append((target, k, {root: _fields(ctx, maps[root], fields)
+                                          for root, fields in self.reads.items()}, maps))
+                n += 1
+                if len(block) == _BLOCK:
+                    self._judge(block, ctx, shapes, said)
+                    block = []
+        self._judge(block, ctx, shapes, said)
+        spans.append((None, n))
+        return {batch: [(target, verdicts[start:end]) for (target, start), (_, end)
+                        in zip(spans, spans[1:]) if not all(verdicts[start:end])]
+                for batch, verdicts in said.items()}
+
+    def _judge(self, block: list[tuple], ctx: Any, shapes: dict, said: dict) -> None:
+        for batch in self.batches:
+            said[batch] += batch.verdicts(block, ctx, shapes[batch])
+
+
+#: subjects whose fields are held at once, at most (a snapshot's million partitions)
+_BLOCK = 1024
 
 
 #: a topic's maps made once per distinct config (``subjects._configs``), shared by its
@@ -358,6 +435,7 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
             reads = None if rule.applies_to == "changes" else _reads(texts, rule.binds)
             named = reads is None or _names_subject(reads)
             groups.setdefault((rule.applies_to, named), []).append((rule, entry, reads))
+    made: dict[str, list[_Batch]] = {}
     for (kind, named), members in groups.items():
         if named and len(members) < 2:
             continue
@@ -375,13 +453,20 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
         if reads is not None:  # handed its values: its patterns' answers among them
             parts = [_hoisted(part, KINDS[kind][0], patterns) for part in parts]
         text = " && ".join(parts)
+        binds = KINDS[kind][0]
         try:  # in the kind's environment: a variable it does not read need not be bound
-            program = _env(KINDS[kind][0]).compile(text)
+            program = _env(binds).compile(text)
+            listed = _env(binds + (_SUBJECTS,)).compile(  # where no shape decides
+                f"{_SUBJECTS}.all({binds[0]}, {text})") if named and reads is not None \
+                else None
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
-        _Batch([rule for rule, _, _ in members], program,
-               {root: tuple(sorted(f)) for root, f in reads.items()} if reads is not None
-               else None, patterns)
+        made.setdefault(kind, []).append(_Batch(
+            [rule for rule, _, _ in members], program,
+            {root: tuple(sorted(f)) for root, f in reads.items()} if reads is not None
+            else None, patterns, listed))
+    for batches in made.values():
+        _Pass(batches)
 
 
 _CALL = re.compile(r"(?<![.\w])(topic|partition|entry|cluster)\s*\.\s*([A-Za-z_]\w*)\s*\.\s*"
@@ -464,8 +549,9 @@ def _subjects_of(kind: str, target: Any, ctx: Any) -> list[_Subject]:
     found = cache.get((kind, id(target)))
     if found is None:  # the target is kept with them: its id stays its own
         found = cache[(kind, id(target))] = (target, [
-            _Subject(kind, bindings, at, label)
-            for bindings, at, label in _subjects(kind, target, ctx)])
+            _Subject(kind, {root: _whole(ctx, made) for root, made in maps.items()},
+                     *place[0](*place[1:]))
+            for maps, place in _subjects(kind, target, ctx)])
     return found[1]
 
 
@@ -487,54 +573,91 @@ class _Subject:
         return self._activation
 
 
-# -- subjects of each kind: (bindings, where(field) -> Ref, (topic, partition, name)) ---
+def _whole(ctx: Any, made: dict | tuple) -> dict:
+    return made if isinstance(made, dict) else _memo(ctx, made[0], *made[1])
+
+
+def _fields(ctx: Any, made: dict | tuple, fields: tuple[str, ...]) -> dict:
+    if isinstance(made, dict):
+        return {k: made[k] for k in fields if k in made}
+    return made[0](*made[1], fields)
+
+
+# -- subjects of each kind: (maps, place) ----------------------------------------------
+# A subject's own topic map is not made until read, (build, args): a batch that holds for
+# it (the usual) reads a few of its fields, made alone (``build(*args, fields)``). Its
+# place, (describe, *args), says where its fields are written and its label (made for a
+# subject a rule reports).
 
 def _subjects(kind: str, target: Any, ctx: Any):
     if kind == "topics":
         if isinstance(target, TopicSpec):
-            cluster = _memo(ctx, subjects.cluster, ctx.profile)
-            yield ({"topic": _memo(ctx, subjects.topic_of_spec, target, ctx),
-                    "cluster": cluster}, _spec_at(target), (target.name, None,
-                                                             f"topic {target.name}"))
+            yield ({"topic": (subjects.topic_of_spec, (target, ctx)),
+                    "cluster": _memo(ctx, subjects.cluster, ctx.profile)}, (_spec, target))
         elif isinstance(target, Snapshot):
             cluster = _memo(ctx, subjects.cluster, target.profile)
             for topic in target.topics.values():
-                yield ({"topic": _memo(ctx, subjects.topic_of_state, topic, target, ctx),
-                        "cluster": cluster}, _state_at(topic), (topic.name, None,
-                                                                f"topic {topic.name}"))
+                yield ({"topic": (subjects.topic_of_state, (topic, target, ctx)),
+                        "cluster": cluster}, (_state, topic))
     elif kind == "partitions" and isinstance(target, Snapshot):
         cluster = _memo(ctx, subjects.cluster, target.profile)
         for topic in target.topics.values():
             topic_map = _memo(ctx, subjects.topic_of_state, topic, target, ctx)
             for p in topic.partitions:
                 yield ({"partition": subjects.partition(topic, p), "topic": topic_map,
-                        "cluster": cluster},
-                       lambda field, t=topic, p=p: t.where_partition(p, field or "replicas"),
-                       (topic.name, p.partition, f"{topic.name}-{p.partition}"))
+                        "cluster": cluster}, (_partition, topic, p))
     elif kind == "plan_entries" and isinstance(target, Plan):
         cluster = _memo(ctx, subjects.cluster, ctx.profile)
         for i, move in enumerate(target.moves):
             yield ({"entry": subjects.entry(target, i, ctx),
                     "topic": _plan_topic(ctx, move.topic), "cluster": cluster},
-                   lambda field, m=move: target.where(m, field or "replicas"),
-                   (move.topic, move.partition, f"{move.topic}-{move.partition}"))
+                   (_entry, target, move))
     elif kind == "clusters":
         profile = target.profile if isinstance(target, Snapshot) else target
-        yield ({"cluster": _memo(ctx, subjects.cluster, profile)},
-               lambda field: (profile.doc, profile.config_path + (field.split(".", 1)[1],))
-               if field and field.startswith("config.") and profile.doc is not None
-               else profile.where(), (None, None, f"cluster {profile.name}"))
+        yield {"cluster": _memo(ctx, subjects.cluster, profile)}, (_cluster, profile)
     elif kind == "changes":
         cluster = _memo(ctx, subjects.cluster, ctx.profile)
         for change in ctx.changes or ():
-            spec = change.after or change.before
             yield (_objects(subjects.change(change, ctx), cluster),
-                   _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
+                   (_spec, change.after or change.before))
         for spec in ctx.manifests if ctx.base is not None else ():
             before = ctx.base_manifest(spec.name)
             if before is not None:
                 yield (_objects(subjects.base_change(spec, before, ctx), cluster),
-                       _spec_at(spec), (spec.name, None, f"topic {spec.name}"))
+                       (_spec, spec))
+
+
+def _spec(spec: TopicSpec) -> tuple:
+    def at(field: str | None):
+        if field and field.startswith("config."):
+            return spec.config_at(field.split(".", 1)[1])
+        return spec.where(field or "name") if (field or "name") in spec.paths else \
+            spec.where("name")
+    return at, (spec.name, None, f"topic {spec.name}")
+
+
+def _state(topic) -> tuple:
+    def at(field: str | None):
+        if field and field.startswith("config."):
+            return topic.where("config", field.split(".", 1)[1])
+        return topic.where("partitions" if field == "partitions" else "name")
+    return at, (topic.name, None, f"topic {topic.name}")
+
+
+def _partition(topic, p) -> tuple:
+    return (lambda field: topic.where_partition(p, field or "replicas"),
+            (topic.name, p.partition, f"{topic.name}-{p.partition}"))
+
+
+def _entry(plan: Plan, move) -> tuple:
+    return (lambda field: plan.where(move, field or "replicas"),
+            (move.topic, move.partition, f"{move.topic}-{move.partition}"))
+
+
+def _cluster(profile) -> tuple:
+    return (lambda field: (profile.doc, profile.config_path + (field.split(".", 1)[1],))
+            if field and field.startswith("config.") and profile.doc is not None
+            else profile.where(), (None, None, f"cluster {profile.name}"))
 
 
 def _objects(change: dict, cluster: dict) -> dict:
@@ -559,23 +682,6 @@ def _plan_topic(ctx: Any, name: str) -> dict:
     return _memo(ctx, subjects.topic_of_spec, spec, ctx) if spec is not None else {"name": name}
 
 
-def _spec_at(spec: TopicSpec):
-    def at(field: str | None):
-        if field and field.startswith("config."):
-            return spec.config_at(field.split(".", 1)[1])
-        return spec.where(field or "name") if (field or "name") in spec.paths else \
-            spec.where("name")
-    return at
-
-
-def _state_at(topic):
-    def at(field: str | None):
-        if field and field.startswith("config."):
-            return topic.where("config", field.split(".", 1)[1])
-        return topic.where("partitions" if field == "partitions" else "name")
-    return at
-
-
 # -- compiling --------------------------------------------------------------------------
 
 _ENVS: dict[tuple[str, ...], Any] = {}  # per kind of subject: the variables it binds
@@ -587,7 +693,8 @@ def _env(binds: tuple[str, ...]) -> Any:
         from cel_expr_python.ext import ext_optional, ext_strings
         dyn = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
         nullable = ("object", "oldObject")  # null where there is none, as Kubernetes' are
-        _ENVS[binds] = cel.NewEnv(variables={b: cel.Type.DYN if b in nullable else dyn
+        _ENVS[binds] = cel.NewEnv(variables={b: cel.Type.DYN if b in nullable else
+                                             cel.Type.List(dyn) if b == _SUBJECTS else dyn
                                              for b in binds},
                                   extensions=[ext_optional.ExtOptional(),
                                               ext_strings.ExtStrings()])

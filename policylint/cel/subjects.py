@@ -29,7 +29,7 @@ Names (``NAMES`` is what the policy loader checks expressions against):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
 from ..kafka import cluster_setting, manifest_rf
 from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec, TopicState, \
@@ -137,51 +137,77 @@ def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
     return config, configs
 
 
-def topic_of_spec(spec: TopicSpec, ctx) -> dict:
-    profile = ctx.profile
-    data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
-    # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
-    metadata = data.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = data.get("meta")
-    labels = metadata.get("labels") if isinstance(metadata, dict) else None
-    unknown = spec.unknown
-    found: dict[str, Any] = {
-        "name": spec.name, "format": spec.kind, "file": spec.doc.source.name,
-        "managed": spec.managed,
-        "labels": {str(k): v for k, v in labels.items()} if isinstance(labels, dict) and labels
-        else {},
-        "annotations": {str(k): v for k, v in spec.annotations.items()}}
-    rf = manifest_rf(spec, profile) if "rf" not in unknown else None
-    if rf is not None:
-        found["rf"] = rf
-    partitions = spec.partitions
-    if partitions is None and profile is not None and "partitions" not in unknown:
-        partitions = cluster_setting(profile, "num.partitions").value
-    if partitions is not None and "partitions" not in unknown:
-        found["partitions"] = partitions
-    found["stated"] = (["rf"] if spec.rf is not None else []) + \
-        (["partitions"] if spec.partitions is not None else [])
-    found["config"], found["configs"] = _configs(ctx, spec.config, profile,
-                                                 ctx.kafka_release(spec), unknown)
-    if spec.assignment:
+def topic_of_spec(spec: TopicSpec, ctx, fields: Collection[str] = TOPIC) -> dict:
+    """A declared topic's map: its ``fields`` alone, where a batch of rules reads a few."""
+    profile, unknown = ctx.profile, spec.unknown
+    found: dict[str, Any] = {}
+    if "name" in fields:
+        found["name"] = spec.name
+    if "format" in fields:
+        found["format"] = spec.kind
+    if "file" in fields:
+        found["file"] = spec.doc.source.name
+    if "managed" in fields:
+        found["managed"] = spec.managed
+    if "labels" in fields:
+        data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
+        # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
+        metadata = data.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = data.get("meta")
+        labels = metadata.get("labels") if isinstance(metadata, dict) else None
+        found["labels"] = {str(k): v for k, v in labels.items()} \
+            if isinstance(labels, dict) and labels else {}
+    if "annotations" in fields:
+        found["annotations"] = {str(k): v for k, v in spec.annotations.items()}
+    if "rf" in fields and "rf" not in unknown:
+        rf = manifest_rf(spec, profile)
+        if rf is not None:
+            found["rf"] = rf
+    if "partitions" in fields and "partitions" not in unknown:
+        partitions = spec.partitions
+        if partitions is None and profile is not None:
+            partitions = cluster_setting(profile, "num.partitions").value
+        if partitions is not None:
+            found["partitions"] = partitions
+    if "stated" in fields:
+        found["stated"] = (["rf"] if spec.rf is not None else []) + \
+            (["partitions"] if spec.partitions is not None else [])
+    if "config" in fields or "configs" in fields:
+        _add_configs(found, fields, _configs(ctx, spec.config, profile,
+                                             ctx.kafka_release(spec), unknown))
+    if "assignment" in fields and spec.assignment:
         found["assignment"] = spec.assignment
     return found
 
 
-def topic_of_state(topic: TopicState, snapshot: Snapshot, ctx) -> dict:
-    found: dict[str, Any] = {"name": topic.name, "format": "ClusterSnapshot",
-                             "file": snapshot.doc.source.name, "managed": True,
-                             "labels": {}, "annotations": {},
-                             "partitions": len(topic.partitions),
-                             "stated": ["rf", "partitions"],
-                             "assignment": [target_replicas(p) for p in topic.partitions]}
-    rf = ctx.topic_rf(snapshot, topic)
-    if rf is not None:
-        found["rf"] = rf
-    found["config"], found["configs"] = _configs(ctx, topic.config, snapshot.profile,
-                                                 ctx.kafka_release(snapshot))
+def topic_of_state(topic: TopicState, snapshot: Snapshot, ctx,
+                   fields: Collection[str] = TOPIC) -> dict:
+    """A snapshot topic's map: its ``fields`` alone, where a batch of rules reads a few."""
+    found: dict[str, Any] = {}
+    for field, value in (("name", topic.name), ("format", "ClusterSnapshot"),
+                         ("file", snapshot.doc.source.name), ("managed", True),
+                         ("labels", {}), ("annotations", {}),
+                         ("partitions", len(topic.partitions)),
+                         ("stated", ["rf", "partitions"])):
+        if field in fields:
+            found[field] = value
+    if "assignment" in fields:
+        found["assignment"] = [target_replicas(p) for p in topic.partitions]
+    if "rf" in fields:
+        rf = ctx.topic_rf(snapshot, topic)
+        if rf is not None:
+            found["rf"] = rf
+    if "config" in fields or "configs" in fields:
+        _add_configs(found, fields, _configs(ctx, topic.config, snapshot.profile,
+                                             ctx.kafka_release(snapshot)))
     return found
+
+
+def _add_configs(found: dict, fields: Collection[str], maps: tuple[dict, dict]) -> None:
+    for field, value in zip(("config", "configs"), maps):
+        if field in fields:
+            found[field] = value
 
 
 def partition(topic: TopicState, p) -> dict:
