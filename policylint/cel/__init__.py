@@ -16,6 +16,7 @@ from __future__ import annotations
 import pickle
 import re
 import time
+from bisect import bisect_right
 from itertools import chain, repeat
 from typing import Any, NamedTuple, Sequence
 
@@ -255,6 +256,7 @@ class _Batch:
             self.patterns.setdefault(root, []).append((key, field, pattern))
         self.by_shape = bool(reads) and not _names_subject(reads)
         self.by_value = tuple(k for k in self.own if k not in _SHARED)
+        self.absent = (...,) * len(self.by_value)
         self.by_identity = tuple(k for k in self.own if k in _SHARED)
         self.passed: _Pass | None = None  # the pass over targets it is worked out in
         for rule in rules:
@@ -266,22 +268,22 @@ class _Batch:
         return self.passed.pending(targets, ctx)[self]
 
     def verdicts(self, block: list[tuple], ctx: Any, by_shape: dict) -> list[bool]:
-        """Per subject of ``block`` (target, its subject's number, the fields its pass
-        reads, its maps) whether every rule holds."""
+        """Per subject of ``block`` (its target, its number there, its maps: of a topic's
+        own, the fields its pass reads) whether every rule holds."""
         if self.reads is None:  # a rule reads a whole map: the subject's
             return [_holds(self.program, _subjects_of(self.rules[0].applies_to, target,
                                                       ctx)[k].activation())
-                    for target, k, _, _ in block]
+                    for target, k, _ in block]
         if self.by_shape or self.listed is None:
-            return [self._holds(data, maps, by_shape) for _, _, data, maps in block]
+            return [self._holds(maps, by_shape) for _, _, maps in block]
         found: list[bool] = []
         run, start = 1, 0
         while start < len(block):
-            end, maps = start + 1, block[start][3]
+            end, maps = start + 1, block[start][2]
             while end < len(block) and end - start < run and \
-                    all(block[end][3][root] is maps[root] for root in self.others):
+                    all(block[end][2][root] is maps[root] for root in self.others):
                 end += 1
-            bound = {root: self._values(block[start][2][root], root, fields)
+            bound = {root: self._values(maps[root], root, fields)
                      for root, fields in self.others.items()}
             own = [self._values(item[2][self.subject], self.subject, self.own)
                    for item in block[start:end]]
@@ -296,16 +298,17 @@ class _Batch:
             start = end
         return found
 
-    def _holds(self, data: dict, maps: dict, by_shape: dict) -> bool:
+    def _holds(self, maps: dict, by_shape: dict) -> bool:
         key = None
         if self.by_shape:
             # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True,
-            # and a date from its text, as CEL does); maps made once per run and shared
-            # (a topic's config maps, its cluster's, its topic's) by identity
-            own = data[self.subject]
+            # and a date from its text, as CEL does; ``...`` where absent); maps made once
+            # per run and shared (a topic's config maps, its cluster's, its topic's) by
+            # identity
+            own = maps[self.subject]
             try:
-                key = (pickle.dumps([(k, own[k]) for k in self.by_value if k in own], 5),
-                       *[id(own.get(k)) for k in self.by_identity],
+                key = (pickle.dumps([*map(own.get, self.by_value, self.absent)], 5),
+                       *map(id, map(own.get, self.by_identity)),
                        *[id(maps[root]) for root in self.others])
             except Exception:  # a value pickle cannot hold: judged on its own
                 pass
@@ -313,7 +316,7 @@ class _Batch:
                 verdict = by_shape.get(key)
                 if verdict is not None:
                     return verdict
-        verdict = _holds(self.program, data={root: self._values(data[root], root, fields)
+        verdict = _holds(self.program, data={root: self._values(maps[root], root, fields)
                                              for root, fields in self.reads.items()})
         if key is not None:
             by_shape[key] = verdict
@@ -374,24 +377,39 @@ class _Pass:
     def _judged(self, targets: Sequence[Any], ctx: Any, shapes: dict) -> dict[_Batch, list]:
         said: dict[_Batch, list[bool]] = {batch: [] for batch in self.batches}
         spans, block, n = [], [], 0  # per target its first subject's number; to judge
+        fields = self.reads.get("topic", ()) if self.kind == "topics" else None
         for target in targets:
             spans.append((target, n))
-            for k, (maps, _) in enumerate(_subjects(self.kind, target, ctx)):
-                block.append((target, k, {root: _fields(ctx, maps[root], fields)
-                                          for root, fields in self.reads.items()}, maps))
+            for k, (maps, _) in enumerate(_subjects(self.kind, target, ctx, fields)):
+                block.append((target, k, maps))
                 n += 1
                 if len(block) == _BLOCK:
                     self._judge(block, ctx, shapes, said)
                     block = []
         self._judge(block, ctx, shapes, said)
         spans.append((None, n))
-        return {batch: [(target, verdicts[start:end]) for (target, start), (_, end)
-                        in zip(spans, spans[1:]) if not all(verdicts[start:end])]
-                for batch, verdicts in said.items()}
+        starts = [start for _, start in spans]
+        pending: dict[_Batch, list] = {}
+        for batch, verdicts in said.items():  # the targets of its subjects that break it
+            found = pending[batch] = []
+            at = -1
+            while (at := _index(verdicts, False, at + 1)) is not None:
+                i = bisect_right(starts, at) - 1
+                (target, start), (_, end) = spans[i], spans[i + 1]
+                found.append((target, verdicts[start:end]))
+                at = end - 1
+        return pending
 
     def _judge(self, block: list[tuple], ctx: Any, shapes: dict, said: dict) -> None:
         for batch in self.batches:
             said[batch] += batch.verdicts(block, ctx, shapes[batch])
+
+
+def _index(items: list, value: Any, start: int) -> int | None:
+    try:
+        return items.index(value, start)
+    except ValueError:
+        return None
 
 
 #: subjects whose fields are held at once, at most (a snapshot's million partitions)
@@ -549,8 +567,7 @@ def _subjects_of(kind: str, target: Any, ctx: Any) -> list[_Subject]:
     found = cache.get((kind, id(target)))
     if found is None:  # the target is kept with them: its id stays its own
         found = cache[(kind, id(target))] = (target, [
-            _Subject(kind, {root: _whole(ctx, made) for root, made in maps.items()},
-                     *place[0](*place[1:]))
+            _Subject(kind, maps, *place[0](*place[1:]))
             for maps, place in _subjects(kind, target, ctx)])
     return found[1]
 
@@ -573,31 +590,24 @@ class _Subject:
         return self._activation
 
 
-def _whole(ctx: Any, made: dict | tuple) -> dict:
-    return made if isinstance(made, dict) else _memo(ctx, made[0], *made[1])
-
-
-def _fields(ctx: Any, made: dict | tuple, fields: tuple[str, ...]) -> dict:
-    if isinstance(made, dict):
-        return {k: made[k] for k in fields if k in made}
-    return made[0](*made[1], fields)
-
-
 # -- subjects of each kind: (maps, place) ----------------------------------------------
-# A subject's own topic map is not made until read, (build, args): a batch that holds for
-# it (the usual) reads a few of its fields, made alone (``build(*args, fields)``). Its
-# place, (describe, *args), says where its fields are written and its label (made for a
-# subject a rule reports).
+# A subject's place, (describe, *args), says where its fields are written and its label
+# (made for a subject a rule reports).
 
-def _subjects(kind: str, target: Any, ctx: Any):
+def _subjects(kind: str, target: Any, ctx: Any, fields: tuple[str, ...] | None = None):
+    """``fields``: of a topic's own map, those alone, where a pass reads a few (None: the
+    whole map, made once per run)."""
     if kind == "topics":
         if isinstance(target, TopicSpec):
-            yield ({"topic": (subjects.topic_of_spec, (target, ctx)),
+            yield ({"topic": _memo(ctx, subjects.topic_of_spec, target, ctx) if fields is None
+                    else subjects.topic_of_spec(target, ctx, fields),
                     "cluster": _memo(ctx, subjects.cluster, ctx.profile)}, (_spec, target))
         elif isinstance(target, Snapshot):
             cluster = _memo(ctx, subjects.cluster, target.profile)
             for topic in target.topics.values():
-                yield ({"topic": (subjects.topic_of_state, (topic, target, ctx)),
+                yield ({"topic": _memo(ctx, subjects.topic_of_state, topic, target, ctx)
+                        if fields is None else
+                        subjects.topic_of_state(topic, target, ctx, fields),
                         "cluster": cluster}, (_state, topic))
     elif kind == "partitions" and isinstance(target, Snapshot):
         cluster = _memo(ctx, subjects.cluster, target.profile)

@@ -34,6 +34,7 @@ from typing import Any, Collection
 from ..kafka import cluster_setting, manifest_rf
 from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec, TopicState, \
     target_replicas
+from ..schema import memo_key
 
 TOPIC = ("name", "partitions", "rf", "stated", "config", "configs", "labels", "annotations",
          "format", "file", "managed", "assignment")
@@ -90,23 +91,15 @@ def _configs(ctx, stated: dict, profile: ClusterProfile | None, release: str,
     setting it changes) where an input gives them. Made once per run for each distinct
     config (a repository repeats the same few): the maps are shared, read-only."""
     made = ctx._views.setdefault(_configs, {})
-    key = (_by_value(stated), id(profile), release, unknown)
-    found = made.get(key)
+    key = (memo_key(stated), id(profile), release, unknown)
+    try:
+        found = made.get(key)
+    except TypeError:  # a value that is no scalar: told apart by its text
+        key = (repr(stated), *key[1:])
+        found = made.get(key)
     if found is None:
         found = made[key] = _configs_of(stated, profile, release, unknown)
     return found
-
-
-def _by_value(stated: dict) -> Any:
-    """A key equal for configs alike in every value and its type (1, 1.0 and True apart):
-    their items, where each is a text, an integer or a boolean (the usual); else repr."""
-    types = tuple(map(type, stated.values()))
-    if _PLAIN.issuperset(types):
-        return tuple(stated.items()), types
-    return repr(stated)
-
-
-_PLAIN = frozenset((str, int, bool))
 
 
 def _configs_of(stated: dict, profile: ClusterProfile | None, release: str,
@@ -150,7 +143,9 @@ def topic_of_spec(spec: TopicSpec, ctx, fields: Collection[str] = TOPIC) -> dict
     if "managed" in fields:
         found["managed"] = spec.managed
     if "labels" in fields:
-        data = spec.doc.data if isinstance(spec.doc.data, dict) else {}
+        data = spec.doc.data
+        if not isinstance(data, dict):
+            data = {}
         # Kubernetes resources (Strimzi, CFK, Jikkou, Conduktor...) say metadata; topicctl, meta
         metadata = data.get("metadata")
         if not isinstance(metadata, dict):
@@ -174,8 +169,8 @@ def topic_of_spec(spec: TopicSpec, ctx, fields: Collection[str] = TOPIC) -> dict
         found["stated"] = (["rf"] if spec.rf is not None else []) + \
             (["partitions"] if spec.partitions is not None else [])
     if "config" in fields or "configs" in fields:
-        _add_configs(found, fields, _configs(ctx, spec.config, profile,
-                                             ctx.kafka_release(spec), unknown))
+        _add_configs(found, fields, *_configs(ctx, spec.config, profile,
+                                              ctx.kafka_release(spec), unknown))
     if "assignment" in fields and spec.assignment:
         found["assignment"] = spec.assignment
     return found
@@ -199,15 +194,16 @@ def topic_of_state(topic: TopicState, snapshot: Snapshot, ctx,
         if rf is not None:
             found["rf"] = rf
     if "config" in fields or "configs" in fields:
-        _add_configs(found, fields, _configs(ctx, topic.config, snapshot.profile,
-                                             ctx.kafka_release(snapshot)))
+        _add_configs(found, fields, *_configs(ctx, topic.config, snapshot.profile,
+                                              ctx.kafka_release(snapshot)))
     return found
 
 
-def _add_configs(found: dict, fields: Collection[str], maps: tuple[dict, dict]) -> None:
-    for field, value in zip(("config", "configs"), maps):
-        if field in fields:
-            found[field] = value
+def _add_configs(found: dict, fields: Collection[str], config: dict, configs: dict) -> None:
+    if "config" in fields:
+        found["config"] = config
+    if "configs" in fields:
+        found["configs"] = configs
 
 
 def partition(topic: TopicState, p) -> dict:
