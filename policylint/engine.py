@@ -115,6 +115,9 @@ class Context(Struct):
     _by_name: dict[str, TopicSpec] | None = None
     _changes_by_before: dict[int, Change] | None = None
     _base_by_name: dict[str, TopicSpec] | None = None
+    #: the codes of the rules this run runs (None: all), where a rule judges for several
+    #: (a CEL batch)
+    running: frozenset | None = None
     _views: dict[Any, dict] = field(default_factory=dict)
     _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
     _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
@@ -460,6 +463,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     assigned = [[m for m in targets.get("manifest", ()) if m.assignment] for _, targets in runs]
     # the rules with something to check (PL122 judges only their suppressions)
     ran = {rule.code for rule in rules if rule.applies(policy.options[rule.code])}
+    for ctx, _ in runs:
+        ctx.running = frozenset(ran)
     # the manifests with unknown values (template placeholders), and which
     blind = [[(m, u) for m in targets.get("manifest", ())
               if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]

@@ -684,3 +684,30 @@ def test_subjects_judged_together_are_judged_as_one_by_one(tmp_path, monkeypatch
     assert len(together[0]) == 5 + 32 + 2 + 2 + 2 and together[1]["TEAM2"] == 2
     monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
     assert judged() == together
+
+
+def test_a_rule_not_selected_is_not_evaluated(tmp_path, monkeypatch):
+    """--select TEAM2: the batch of the rules that read a topic's name (TEAM1) is not
+    evaluated at all, and TEAM2 finds what it finds alone."""
+    _policy(tmp_path, """cel_rules:
+  - {code: TEAM1, name: convention, applies_to: topics,
+     validations: [{expression: 'topic.name.startsWith("x")', message: name}]}
+  - {code: TEAM3, name: short, applies_to: topics,
+     validations: [{expression: 'size(topic.name) < 3', message: long}]}
+  - {code: TEAM2, name: durable, applies_to: topics,
+     validations: [{expression: 'topic.rf >= 3', message: rf}]}
+""")
+    write_files(tmp_path, {f"t{i}.yaml": TOPIC.format(name=f"t{i}", rf=i, min_isr=1)
+                           for i in range(1, 5)})
+    monkeypatch.chdir(tmp_path)
+    import policylint.cel as cel
+    judged = []
+    verdicts = cel._Batch.verdicts
+
+    def recorded(batch, *args):
+        judged.append(sorted(rule.code for rule in batch.rules))
+        return verdicts(batch, *args)
+    monkeypatch.setattr(cel._Batch, "verdicts", recorded)
+    found = sorted((f.rule, f.topic) for f in lint(["."], select=["TEAM2"]).findings)
+    assert found == [("TEAM2", "t1"), ("TEAM2", "t2")]
+    assert judged and all(codes == ["TEAM2"] for codes in judged)

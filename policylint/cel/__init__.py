@@ -265,7 +265,7 @@ class _Batch:
     def pending(self, targets: Sequence[Any], ctx: Any) -> list[tuple[Any, list[bool]]]:
         """The targets for which a rule of the batch may not hold, each with per subject
         whether they all hold (see ``_Pass``)."""
-        return self.passed.pending(targets, ctx)[self]
+        return self.passed.pending(targets, ctx).get(self, [])
 
     def verdicts(self, block: list[tuple], ctx: Any, by_shape: dict) -> list[bool]:
         """Per subject of ``block`` (its target, its number there, its maps: of a topic's
@@ -352,13 +352,8 @@ class _Pass:
 
     def __init__(self, batches: list[_Batch]):
         self.batches, self.kind = batches, batches[0].rules[0].applies_to
-        reads: dict[str, set] = {}
         for batch in batches:
             batch.passed = self
-            for root, fields in (batch.reads or {}).items():
-                reads.setdefault(root, set()).update(fields)
-        self.reads = {root: tuple(sorted(fields)) for root, fields in reads.items()}
-        self.rules = [rule for batch in batches for rule in batch.rules]
 
     def pending(self, targets: Sequence[Any], ctx: Any) -> dict[_Batch, list]:
         memo = ctx._views.get(self)  # per run: identities are told apart within one
@@ -368,16 +363,25 @@ class _Pass:
         found = by_targets.get(id(targets))
         if found is None:  # the list kept with its verdicts: its id stays its own
             started = time.perf_counter()
-            found = by_targets[id(targets)] = (targets, self._judged(targets, ctx, shapes))
-            spent = (time.perf_counter() - started) / len(self.rules)
-            for rule in self.rules:
+            # the batches with a rule this run runs (--select)
+            batches = [batch for batch in self.batches if ctx.running is None or
+                       any(rule.code in ctx.running for rule in batch.rules)]
+            found = by_targets[id(targets)] = (
+                targets, self._judged(targets, ctx, batches, shapes))
+            rules = [rule for batch in batches for rule in batch.rules]
+            spent = (time.perf_counter() - started) / len(rules)
+            for rule in rules:
                 rule.spent += spent
         return found[1]
 
-    def _judged(self, targets: Sequence[Any], ctx: Any, shapes: dict) -> dict[_Batch, list]:
-        said: dict[_Batch, list[bool]] = {batch: [] for batch in self.batches}
+    def _judged(self, targets: Sequence[Any], ctx: Any, batches: list[_Batch],
+                shapes: dict) -> dict[_Batch, list]:
+        said: dict[_Batch, list[bool]] = {batch: [] for batch in batches}
         spans, block, n = [], [], 0  # per target its first subject's number; to judge
-        fields = self.reads.get("topic", ()) if self.kind == "topics" else None
+        # of a topic's own map, the fields its batches read
+        fields = tuple({field for batch in batches if batch.reads is not None
+                        for field in batch.reads.get("topic", ())}) \
+            if self.kind == "topics" else None
         for target in targets:
             spans.append((target, n))
             for k, (maps, _) in enumerate(_subjects(self.kind, target, ctx, fields)):
@@ -401,8 +405,8 @@ class _Pass:
         return pending
 
     def _judge(self, block: list[tuple], ctx: Any, shapes: dict, said: dict) -> None:
-        for batch in self.batches:
-            said[batch] += batch.verdicts(block, ctx, shapes[batch])
+        for batch, verdicts in said.items():
+            verdicts += batch.verdicts(block, ctx, shapes[batch])
 
 
 def _index(items: list, value: Any, start: int) -> int | None:
