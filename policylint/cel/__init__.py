@@ -247,17 +247,17 @@ class _Batch:
                  patterns: dict[str, tuple] | None = None, listed: Any = None):
         self.rules, self.program, self.reads, self.listed = rules, program, reads, listed
         self.subject = rules[0].binds[0]  # the variable of the subject itself (topic...)
+        self.by_shape = reads is not None and not _names_subject(reads)
         reads = reads or {}
-        self.own = reads.get(self.subject, ())
+        self.own_fields = reads.get(self.subject, ())
         self.others = {root: fields for root, fields in reads.items() if root != self.subject}
         # its program's ``ROOT["matches #N"]``, per root: (key, field, pattern)
         self.patterns: dict[str, list[tuple]] = {}
         for key, (root, field, pattern) in (patterns or {}).items():
             self.patterns.setdefault(root, []).append((key, field, pattern))
-        self.by_shape = bool(reads) and not _names_subject(reads)
-        self.by_value = tuple(k for k in self.own if k not in _SHARED)
+        self.by_value = tuple(k for k in self.own_fields if k not in _SHARED)
         self.absent = (...,) * len(self.by_value)
-        self.by_identity = tuple(k for k in self.own if k in _SHARED)
+        self.by_identity = tuple(k for k in self.own_fields if k in _SHARED)
         self.passed: _Pass | None = None  # the pass over targets it is worked out in
         for rule in rules:
             rule.batch = self
@@ -285,7 +285,7 @@ class _Batch:
                 end += 1
             bound = {root: self._values(maps[root], root, fields)
                      for root, fields in self.others.items()}
-            own = [self._values(item[2][self.subject], self.subject, self.own)
+            own = [self._values(item[2][self.subject], self.subject, self.own_fields)
                    for item in block[start:end]]
             held = end - start > 1 and _holds(self.listed, data={**bound, _SUBJECTS: own})
             said = [True] * (end - start) if held else [  # else one by one
@@ -478,11 +478,15 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
         binds = KINDS[kind][0]
         try:  # in the kind's environment: a variable it does not read need not be bound
             program = _env(binds).compile(text)
-            listed = _env(binds + (_SUBJECTS,)).compile(  # where no shape decides
-                f"{_SUBJECTS}.all({binds[0]}, {text})") if named and reads is not None \
-                else None
         except Exception:  # each compiled on its own: judged one by one, as before
             continue
+        listed = None
+        if named and reads is not None:  # where no shape decides
+            try:
+                listed = _env(binds + (_SUBJECTS,)).compile(
+                    f"{_SUBJECTS}.all({binds[0]}, {text})")
+            except Exception:  # a subject at a time
+                pass
         made.setdefault(kind, []).append(_Batch(
             [rule for rule, _, _ in members], program,
             {root: tuple(sorted(f)) for root, f in reads.items()} if reads is not None
