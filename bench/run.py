@@ -309,8 +309,15 @@ def cpu_added(argvs: list[list[str]], base: list[str], runs: int = 9,
     """(the CPU seconds each of ``argvs`` adds to ``base``, the least of ``base``): per
     round, each run's time over the base run's beside it, the median of those ratios
     applied to the least base time. This machine's speed drifts by a third within a
-    minute; two runs side by side see the same speed, the least of each does not."""
-    rounds = [[_cpu(command + argv) for argv in argvs + [base]] for _ in range(runs)]
+    minute; two runs side by side see the same speed, the least of each does not. Every
+    other round runs them in the reverse order, so a drift within a round weighs on
+    neither side."""
+    order = argvs + [base]
+    rounds = []
+    for n in range(runs):
+        ran = {i: _cpu(command + order[i]) for i in
+               (range(len(order)) if n % 2 == 0 else reversed(range(len(order))))}
+        rounds.append([ran[i] for i in range(len(order))])
     least = min(r[-1] for r in rounds)
     return [least * (statistics.median(r[i] / r[-1] for r in rounds) - 1)
             for i in range(len(argvs))], least
@@ -439,7 +446,7 @@ def cel_figures(multi: Path, manifests: int) -> None:
     added, base = cpu_added(
         [args + ["--policy", str(with_cel), "--select", "PL,TEAM"],
          args + ["--policy", str(with_cel), "--select", f"PL,{shaped}"]],
-        args + ["--policy", str(without), "--select", "PL"], runs=9,
+        args + ["--policy", str(without), "--select", "PL"], runs=15,
         command=[sys.executable, "-m", "policylint"])
     for extra, count, label in ((added[0], len(CEL_RULES), ""),
                                 (added[1], shaped.count(",") + 1, " that read no topic name")):
