@@ -280,8 +280,8 @@ class _Batch:
         run, start = 1, 0
         while start < len(block):
             end, maps = start + 1, block[start][2]
-            while end < len(block) and end - start < run and \
-                    all(block[end][2][root] is maps[root] for root in self.others):
+            while end < len(block) and end - start < run and (not self.others or all(
+                    block[end][2][root] is maps[root] for root in self.others)):
                 end += 1
             bound = {root: self._values(maps[root], root, fields)
                      for root, fields in self.others.items()}
