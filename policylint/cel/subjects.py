@@ -169,11 +169,8 @@ def topic_of_spec(spec: TopicSpec, ctx, fields: Collection[str] = TOPIC) -> dict
         found["stated"] = (["rf"] if spec.rf is not None else []) + \
             (["partitions"] if spec.partitions is not None else [])
     if "config" in fields or "configs" in fields:
-        config, configs = _configs(ctx, spec.config, profile, ctx.kafka_release(spec), unknown)
-        if "config" in fields:
-            found["config"] = config
-        if "configs" in fields:
-            found["configs"] = configs
+        _add_configs(found, fields, *_configs(ctx, spec.config, profile,
+                                              ctx.kafka_release(spec), unknown))
     if "assignment" in fields and spec.assignment:
         found["assignment"] = spec.assignment
     return found
