@@ -275,7 +275,7 @@ class _Batch:
                                                       ctx)[k].activation())
                     for target, k, _ in block]
         if self.by_shape or self.listed is None:
-            return [self._holds(maps, by_shape) for _, _, maps in block]
+            return [self._verdict(maps, by_shape) for _, _, maps in block]
         found: list[bool] = []
         run, start = 1, 0
         while start < len(block):
@@ -298,7 +298,9 @@ class _Batch:
             start = end
         return found
 
-    def _holds(self, maps: dict, by_shape: dict) -> bool:
+    def _verdict(self, maps: dict, by_shape: dict) -> bool:
+        """Whether every rule holds for one subject: kept by its shape where no field
+        read names it."""
         key = None
         if self.by_shape:
             # the subject's own fields by value (pickle's bytes tell 1 from 1.0 and True,
@@ -684,8 +686,8 @@ def _objects(change: dict, cluster: dict) -> dict:
 
 
 def _memo(ctx: Any, build: Any, *args: Any) -> Any:
-    """``build(*args)`` once per run; the one empty map for no cluster (an activation is
-    found again by the identity of its maps)."""
+    """``build(*args)`` once per run; the one empty map for no cluster (a verdict kept by
+    shape tells clusters apart by the identity of their maps)."""
     return ctx._view(build, *args) if args[0] is not None else _NO_CLUSTER
 
 
