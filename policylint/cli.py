@@ -173,6 +173,10 @@ def lint(
     allow_rf_change: bool = typer.Option(False, "--allow-rf-change",
                                          help="Allow replication factor changes in this run "
                                               "(KIP-860 escape hatch)."),
+    add: Optional[List[str]] = typer.Option(
+        None, "--add", "--add-brokers", metavar="ID[:RACK]",
+        help="Brokers that join the cluster the plans are checked against, as 'policylint "
+             "plan --add' brings them in (repeatable, comma-separated)."),
     max_file_size: str = typer.Option("256M", "--max-file-size", metavar="SIZE",
                                       help="Larger input files are reported (PL100), not "
                                            "read."),
@@ -287,6 +291,10 @@ def lint(
             sys.stdin.read(size + 1).encode("utf-8", "surrogateescape")
         sys.stdin = io.TextIOWrapper(io.BytesIO(piped))
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
+        if add:
+            from .planning import brokers_spec
+        joining = brokers_spec(",".join(add)) if add else None
+
         def linted():
             return run_lint(paths or ["."], cluster=captured or cluster, current=current,
                             policy=policy, select=_codes(select), ignore=_codes(ignore),
@@ -295,7 +303,8 @@ def lint(
                             baseline="" if write_baseline else baseline,
                             exclude=exclude, force_exclude=force_exclude,
                             respect_gitignore=respect_gitignore, kafka_version=kafka_version,
-                            max_yaml_values=max_yaml_values, policy_from=policy_from)
+                            max_yaml_values=max_yaml_values, policy_from=policy_from,
+                            joining=joining)
         if base is not None and policy_from == "head":
             _say("policylint: --policy-from head: the working tree's policy judges this "
                  f"change, not the policy at {base}")

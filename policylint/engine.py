@@ -196,14 +196,14 @@ class Context(Struct):
         return self.kafka_window(target)[-1]
 
     def topic_rf(self, snapshot: Snapshot, topic: Any) -> int | None:
-        """A snapshot topic's replication factor (``kafka.snapshot_topic_rf``: its
-        manifest's, else the most common current RF of its partitions), once per topic:
-        several rules ask for it."""
+        """A snapshot topic's replication factor as the cluster holds it
+        (``kafka.snapshot_topic_rf``: the most common current RF of its partitions), once
+        per topic: several rules ask for it. A manifest that declares another RF is drift
+        between the declaration and the cluster (PL202 on the manifest), not the snapshot's
+        to answer for."""
         key = id(topic)
         if key not in self._rfs:
-            spec = self.manifest(topic.name)
-            self._rfs[key] = snapshot_topic_rf(
-                topic, None if spec is None else manifest_rf(spec, snapshot.profile))
+            self._rfs[key] = snapshot_topic_rf(topic, None)
         return self._rfs[key]
 
     def topic_configs(self, target: Any) -> list[TopicConfig]:
@@ -538,7 +538,8 @@ def _plan_fixes(findings: list[Finding], runs: list, policy: CompiledPolicy) -> 
     fixing = {code for code, rule in policy.rules.items() if rule.plan_fix}
     plans = {id(plan.doc): (plan, ctx) for ctx, targets in runs
              if ctx.profile is not None and ctx.profile.brokers
-             for plan in targets.get("plan", ())} if fixing else {}
+             for plan in targets.get("plan", ()) if not _brings_in(plan, ctx)} \
+        if fixing else {}
     if not plans:
         return
     made: dict[int, Fix] = {}
@@ -551,6 +552,15 @@ def _plan_fixes(findings: list[Finding], runs: list, policy: CompiledPolicy) -> 
                 if key not in made:
                     made[key] = Fix("repair", (plan.doc, ("partitions",)), PlanFix(plan, ctx))
                 finding.fix = made[key]
+
+
+def _brings_in(plan: Plan, ctx: Context) -> bool:
+    """Whether the plan names a broker its cluster does not have: one that joins (``lint
+    --add`` says so) or a typo, which no repair can tell apart. Its only repair would move
+    the replicas off it, undoing an expansion, so none is offered."""
+    known = ctx.profile.brokers.keys()
+    return any(b >= 0 and b not in known
+               for replicas in ctx.replica_lists(plan).distinct for b in replicas)
 
 
 #: how many subjects of a finding that stands for several its message names

@@ -23,7 +23,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
          baseline: str | None = None, exclude: list[str] | None = None,
          force_exclude: bool = False, respect_gitignore: bool = True,
          kafka_version: str | None = None, max_yaml_values: int | None = None,
-         judged: set[str] | None = None, policy_from: str = "base") -> Result:
+         judged: set[str] | None = None, policy_from: str = "base",
+         joining: dict[int, str | None] | None = None) -> Result:
     """Lint files and directories, each topic and plan against its own cluster (``cluster``:
     the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
     the same topics at that ref. ``keep``: a list the run's model is appended to, for a
@@ -39,7 +40,9 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     editor's file is placed among); None: all. With ``base``, the policy, what it extends
     and its baseline are read at that ref (``policy_from``: "head" for the working tree's,
     or another git ref),
-    and what the working tree changes of them is reported (PL125, ``policylint.gate``). Raises
+    and what the working tree changes of them is reported (PL125, ``policylint.gate``).
+    ``joining``: brokers (id -> rack) that join the cluster the run's plans are checked
+    against, as ``plan --add`` brings them in. Raises
     InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
     start = start_of(paths)
@@ -64,6 +67,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
             place_base(inputs, base_manifests(at_base, max_file_size))
     finally:
         max_nodes.reset(bound)
+    if joining:
+        _join(inputs.groups, joining)
     baseline = chosen.baseline if baseline is None else baseline
     if tree is not None:
         inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files)
@@ -106,6 +111,25 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
                                                   repo_relative)
         result.baseline = {"baselined": baselined, "fixed": fixed}
     return result
+
+
+def _join(groups, joining: dict[int, str | None]) -> None:
+    """The brokers that join, added to the one cluster the run's plans are checked against
+    (InputError where that is not one cluster that lists its brokers)."""
+    from .sources import InputError
+    clusters = list({id(g.cluster): g.cluster for g in groups
+                     if g.plans and g.cluster is not None}.values())
+    if len(clusters) != 1:
+        raise InputError("--add: " + ("no plan among the inputs is placed on a cluster: give "
+                                      "it with --cluster FILE" if not clusters else
+                                      f"the run's plans are for {len(clusters)} clusters (" +
+                                      ", ".join(c.name for c in clusters) +
+                                      "): lint each with its own --cluster and --add"))
+    profile = clusters[0].profile
+    brokers = dict(profile.brokers or {})
+    for broker, rack in joining.items():
+        brokers[broker] = rack if rack is not None else brokers.get(broker)
+    profile.brokers, profile.broker_count = brokers, len(brokers)
 
 
 def _gate(chosen, tree, policy: str | None, start, baseline: str | None,

@@ -163,21 +163,24 @@ def _earlier(output: str | None, rollback: str | None) -> list[str]:
 
 def _lint(plan: str, snapshot_path: str, snapshot, brokers: dict, policy: str | None,
           rf_change: bool, name: str, in_flight: bool):
-    """What ``policylint lint`` finds in the plan against the same snapshot, with the brokers
-    the plan adds or brings in (``brokers``) as the cluster will have them (shown as the file
-    ``name``; PL306 left out when the operator plans around a reassignment in flight)."""
+    """What ``policylint lint`` finds in the plan against the same snapshot, as given, with
+    the brokers the plan adds or brings in (``brokers``) joining it, as ``lint --add`` has
+    them (shown as the file ``name``; PL306 left out when the operator plans around a
+    reassignment in flight)."""
     from .linter import lint
+    listed = snapshot.profile.brokers if snapshot_path.endswith(".json") else {}
+    joining = {b: r for b, r in brokers.items() if listed.get(b, object()) != r}
     with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
         plan_path = os.path.join(folder, "plan.json")
         with open(plan_path, "w", encoding="utf-8") as out:
             out.write(plan)
         cluster = snapshot_path
-        if set(brokers) - set(snapshot.profile.brokers) or not snapshot_path.endswith(".json"):
+        if not snapshot_path.endswith(".json"):  # kafka-topics.sh --describe output
             cluster = os.path.join(folder, "snapshot.json")
             with open(cluster, "w", encoding="utf-8") as out:
-                json.dump(_as_snapshot(snapshot, brokers), out)
+                json.dump(_as_snapshot(snapshot), out)
         result = lint([plan_path], cluster=cluster, policy=policy, allow_rf_change=rf_change,
-                      baseline="")
+                      baseline="", joining=joining or None)
     result.findings = [f for f in result.findings if not f.suppressed
                        and not (in_flight and f.rule == "PL306")]
     for finding in result.findings:
@@ -185,19 +188,20 @@ def _lint(plan: str, snapshot_path: str, snapshot, brokers: dict, policy: str | 
     return result
 
 
-def _as_snapshot(snapshot, joining: dict) -> dict:
-    """The snapshot as the cluster will be: its brokers and those that join."""
+def _as_snapshot(snapshot) -> dict:
+    """A snapshot read from ``kafka-topics.sh --describe`` output, as a ClusterSnapshot."""
     profile = snapshot.profile
-    brokers = {**profile.brokers, **joining}
     return {"kind": "ClusterSnapshot", "version": 1, "cluster": profile.name,
             "brokers": [{"id": b, **({"rack": r} if r is not None else {})}
-                        for b, r in sorted(brokers.items())],
+                        for b, r in sorted(profile.brokers.items())],
             "config": profile.config,
             **({"kafka_version": profile.kafka_version} if profile.kafka_version else {}),
             "topics": [{"name": t.name, "config": t.config, "partitions": [
                 {"partition": p.partition, "replicas": p.replicas,
                  **({"isr": p.isr} if p.isr is not None else {}),
-                 "adding": p.adding, "removing": p.removing} for p in t.partitions]}
+                 "adding": p.adding, "removing": p.removing,
+                 **({"uncertain": p.uncertain} if p.uncertain else {})}
+                for p in t.partitions]}
                 for t in snapshot.topics.values()]}
 
 

@@ -171,6 +171,17 @@ class PlanView:
         """Entries whose partition the snapshot's capture could not read consistently."""
         return list(compress(count(), map(attrgetter("uncertain"), self._present)))
 
+    def inflated(self, topic_rf: Callable[[str], int | None]) -> list[int]:
+        """Entries whose partition holds more replicas than its topic's replication factor
+        (``topic_rf(topic)``, asked once per topic) and is not reassigning: a read the
+        snapshot cannot vouch for (PL204)."""
+        caps = {topic: topic_rf(topic) for topic in set(self.topics)}
+        inf = float("inf")
+        over = map(gt, replica_counts(self._present),
+                   [inf if (rf := caps[t]) is None else rf for t in self.topics])
+        reassigning = set(self.reassigning)
+        return [i for i in compress(count(), over) if i not in reassigning]
+
     @cached_property
     def lagging(self) -> list[int]:
         """Entries whose partition has fewer in-sync replicas than replicas."""

@@ -240,7 +240,7 @@ def test_fix_leaves_a_plan_it_cannot_place_and_says_why(tmp_path):
                           {"t": [[1, 2, 3]]})
     plan = tmp_path / "plan.json"
     text = ('{"version": 1, "partitions": '
-            '[{"topic": "t", "partition": 0, "replicas": [1, 2, 3, 4]}]}\n')
+            '[{"topic": "t", "partition": 0, "replicas": [1, 2, 3, 3]}]}\n')
     plan.write_text(text)
     (tmp_path / ".policylint.yaml").write_text("allow:\n  rf_change: [t]\n")
     done = subprocess.run([sys.executable, "-m", "policylint", "lint", str(plan), "--cluster",
@@ -661,3 +661,122 @@ def test_the_balance_pass_s_rack_check_is_the_rack_rule(mode):
             for rack in {*brokers.values()}:
                 assert state._may_take(rack, slots, leaving) == \
                     (rack in state._open_racks(slots, leaving)[1]), (slots, leaving, rack)
+
+
+def lint_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "policylint", "lint", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_a_plan_never_moves_a_partition_the_snapshot_cannot_vouch_for(tmp_path):
+    """Seed 000's failure: a replica set read mid-reassignment (more replicas than the
+    topic's RF, no adding/removing) or marked uncertain is left out of the plan, said why."""
+    snap = write_snapshot(tmp_path / "s.json", {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}, {
+        "t": [[1, 2, 3], [2, 3, 4], [4, 5, 6, 1, 2, 3], [3, 4, 5],
+              {"replicas": [5, 6, 1], "isr": [5, 6, 1], "uncertain": "metadata disagreed"}]})
+    written = run(snap, Request(add={7: "a", 8: "b", 9: "c"}), brokers=None, log_dirs=None,
+                  policy=None, output=None, rollback=None, max_per_broker=None, batch_size=None,
+                  throttle=None, what="test")
+    named = {p["partition"] for p in json.loads(written.plan)["partitions"]}
+    assert named and not named & {2, 4}
+    assert "1 partition holding more replicas than their topic's replication factor" in \
+        written.summary
+    assert "1 partition read inconsistently by the capture (PL204)" in written.summary
+
+
+def test_the_readmes_expansion_checks_clean_with_the_joining_brokers(tmp_path):
+    """plan --add, then lint PLAN --cluster SNAPSHOT --add with the same brokers: no error;
+    without --add the unknown brokers are errors that --fix does not 'fix' away."""
+    brokers = {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}
+    snap = write_snapshot(tmp_path / "prod.json", brokers, {"t": striped(list(brokers), 30, 3)})
+    done = subprocess.run([sys.executable, "-m", "policylint", "plan", snap, "--add",
+                           "7:a,8:b,9:c", "-o", "expand.json"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    checked = lint_cli("expand.json", "--cluster", snap, "--add", "7:a,8:b,9:c", cwd=tmp_path)
+    assert checked.returncode == 0 and "0 errors" in checked.stdout + "0 errors", checked.stdout
+    assert "PL115" not in checked.stdout and "PL401" not in checked.stdout
+    text = (tmp_path / "expand.json").read_text()
+    bare = lint_cli("expand.json", "--cluster", snap, cwd=tmp_path)
+    assert bare.returncode == 1 and "PL115" in bare.stdout
+    assert "fixable" not in bare.stdout  # the only fix would undo the expansion
+    fixed = lint_cli("expand.json", "--cluster", snap, "--fix", cwd=tmp_path)
+    assert (tmp_path / "expand.json").read_text() == text, fixed.stdout
+
+
+def test_lint_add_needs_one_cluster_of_plans(tmp_path):
+    brokers = {1: None, 2: None, 3: None}
+    snap = write_snapshot(tmp_path / "s.json", brokers, {"t": [[1, 2, 3]]})
+    (tmp_path / "p.json").write_text(
+        '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [4, 2, 3]}]}')
+    done = lint_cli("p.json", "--add", "4", cwd=tmp_path)
+    assert done.returncode == 2 and "--add: no plan among the inputs is placed" in done.stderr
+    assert lint_cli("p.json", "--cluster", snap, "--add", "4", cwd=tmp_path).returncode == 0
+
+
+def test_fix_never_undoes_a_drain(tmp_path):
+    """A plan draining broker 3 that breaks rack spread: the only repair puts a replica
+    back on 3, so no fix is made, and the reason says so."""
+    snap = write_snapshot(tmp_path / "s.json", {1: "a", 2: "b", 3: "c", 4: "a"},
+                          {"t": [[1, 2, 3]]})
+    plan = tmp_path / "plan.json"
+    text = '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 4]}]}\n'
+    plan.write_text(text)
+    done = lint_cli(plan, "--cluster", snap, "--fix", cwd=tmp_path)
+    assert done.returncode == 1 and "PL401" in done.stdout
+    assert "puts replicas back on broker 3, which the plan drains" in done.stderr
+    assert plan.read_text() == text
+
+
+# snapshots of every shape a plan meets: in flight, uncertain, inflated, under-replicated,
+# racks and none; each plan written must lint clean against it as given
+@pytest.mark.parametrize("seed", range(12))
+def test_whatever_plan_writes_lints_without_error_against_its_snapshot(tmp_path, seed):
+    rng = random.Random(seed)
+    racked = seed % 3 != 0
+    n = rng.randint(4, 8)
+    brokers = {b: ("abc"[b % 3] if racked else None) for b in range(1, n + 1)}
+    topics = {}
+    for t in range(rng.randint(2, 4)):
+        rf = rng.choice([2, 3]) if n >= 3 else 2
+        parts = []
+        for i, replicas in enumerate(striped(list(brokers), rng.randint(3, 12), rf, t)):
+            roll = rng.random()
+            if roll < 0.1:  # read mid-reassignment: the union, no adding/removing
+                extra = [b for b in brokers if b not in replicas][:rf]
+                parts.append({"replicas": replicas + extra, "isr": replicas + extra})
+            elif roll < 0.15:
+                parts.append({"replicas": replicas, "isr": replicas, "uncertain": "changed"})
+            elif roll < 0.2:  # under-replicated
+                parts.append({"replicas": replicas, "isr": replicas[:1]})
+            elif roll < 0.25 and seed % 2:  # in flight, stated
+                new = [b for b in brokers if b not in replicas][:1]
+                parts.append({"replicas": replicas + new, "isr": replicas,
+                              "adding": new, "removing": replicas[-1:]})
+            else:
+                parts.append(replicas)
+        topics[f"t{t}"] = parts
+    snap = write_snapshot(tmp_path / "s.json", brokers, topics)
+    joining = {n + 1: brokers[1], n + 2: brokers[2]}
+    add = ",".join(f"{b}:{r}" if r else str(b) for b, r in joining.items())
+    args = ["plan", snap, "--add", add, "--allow-in-flight", "-o", "p.json"]
+    if seed % 4 == 1:
+        args += ["--include-under-replicated"]
+    done = subprocess.run([sys.executable, "-m", "policylint", *args], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # its own lint finds no error either
+    written = json.loads((tmp_path / "p.json").read_text())
+    states = {(t, i): (p if isinstance(p, dict) else {"replicas": p})
+              for t, parts in topics.items() for i, p in enumerate(parts)}
+    for entry in written["partitions"]:
+        state = states[entry["topic"], entry["partition"]]
+        assert "uncertain" not in state and "adding" not in state
+        rfs = Counter(len(p if isinstance(p, list) else p["replicas"])
+                      for p in topics[entry["topic"]]
+                      if not (isinstance(p, dict) and "adding" in p))
+        assert len(state["replicas"]) <= min(r for r, c in rfs.items()
+                                              if c == max(rfs.values()))
+    checked = lint_cli("p.json", "--cluster", snap, "--add", add, "--format", "json",
+                       cwd=tmp_path)
+    errors = [f for f in json.loads(checked.stdout)["findings"] if f["severity"] == "error"]
+    assert errors == [], errors

@@ -3,6 +3,7 @@ run with the installed policylint, in a copy of the bundled examples, one block 
 other as a reader would; a ``console`` block's output is what the command prints. The
 commands that cannot run here are listed below with the reason."""
 
+import json
 import re
 import shutil
 import subprocess
@@ -25,8 +26,8 @@ OFFLINE = {
                                                   "takes from a live cluster",
     "kafka-reassign-partitions.sh": "Kafka's own tool, run against a live cluster",
     "policylint plan prod.json": "plans on the snapshot the block's first step takes from a "
-                                 "live cluster (tests/test_plan.py plans on snapshots)",
-    "policylint lint expand.json": "lints the plan of the step before",
+                                 "live cluster (test_the_plan_steps_run_as_written below)",
+    "policylint lint expand.json": "lints the plan of the step before (the same test)",
     "policylint lint plan.json --current": "the reader's plan and kafka-reassign-partitions.sh "
                                            "output (tests/cases/PL201.yaml)",
     "policylint lint kafka/ --base": "a git repository with that ref (tests/test_diff.py)",
@@ -99,3 +100,71 @@ def test_every_block_is_run_or_says_why_not():
     assert sum(1 for c in every if not offline_reason(c)) >= 10
     for start in OFFLINE:
         assert any(c.startswith(start) for c in every), f"no README command starts {start!r}"
+
+
+def _plan_block():
+    return next(text for heading, _, text in BLOCKS if heading == "writing-a-plan")
+
+
+def test_the_plan_steps_run_as_written(tmp_path):
+    """The plan block's steps 2 and 3 exactly as the README writes them, on a snapshot of
+    the cluster it describes (6 brokers in eu-1a..c, one partition read mid-reassignment):
+    the plan is written, its own check finds no error, and every file step 4 runs is one
+    the plan wrote."""
+    racks = ["eu-1a", "eu-1b", "eu-1c"]
+    brokers = [{"id": b, "rack": racks[(b - 1) % 3]} for b in range(1, 7)]
+    partitions = [{"partition": i, "replicas": [1 + (i + k) % 6 for k in range(3)]}
+                  for i in range(600)]
+    partitions[7]["replicas"] += [b for b in range(1, 7) if b not in partitions[7]["replicas"]]
+    for p in partitions:
+        p["isr"] = p["replicas"]
+    (tmp_path / "prod.json").write_text(json.dumps({
+        "kind": "ClusterSnapshot", "version": 1, "cluster": "prod", "brokers": brokers,
+        "config": {"min.insync.replicas": "2"}, "topics": [{"name": "orders", "partitions": partitions}]}))
+    sizes = [{"broker": b["id"], "logDirs": [{"logDir": "/data", "error": None, "partitions": [
+        {"partition": f"orders-{p['partition']}", "size": 1000 * (1 + p["partition"] % 7),
+         "offsetLag": 0, "isFuture": False} for p in partitions if b["id"] in p["replicas"]]}]}
+             for b in brokers]
+    (tmp_path / "log-dirs.txt").write_text(
+        "Querying brokers for log directories information\nReceived log directory information "
+        "from brokers 1,2,3,4,5,6\n" + json.dumps({"version": 1, "brokers": sizes}) + "\n")
+    steps = [c for c, _ in commands("sh", _plan_block())]
+    planned = next(c for c in steps if c.startswith("policylint plan prod.json"))
+    checked = next(c for c in steps if c.startswith("policylint lint expand.json"))
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}
+    done = subprocess.run(["bash", "-c", planned], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "1 partition holding more replicas than their topic's replication factor" in \
+        done.stderr
+    written = json.loads((tmp_path / "expand.json").read_text())["partitions"]
+    assert all(len(p["replicas"]) == 3 for p in written)
+    assert 7 not in {p["partition"] for p in written}
+    done = subprocess.run(["bash", "-c", checked], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert done.returncode == 0 and "(0 errors" in done.stdout, done.stdout
+    for command in steps:
+        if command.startswith("kafka-reassign-partitions.sh"):
+            named = re.search(r"--reassignment-json-file (\S+)", command)[1]
+            assert (tmp_path / named).is_file(), f"{named}: not written by the plan step"
+
+
+def test_make_demos_plan_runs_clean(tmp_path):
+    """make demo's plan on the bundled snapshot (clicks-3 read mid-reassignment): written,
+    clicks-3 left out, and the plan checks clean with the same joining brokers."""
+    makefile = (ROOT / "Makefile").read_text()
+    line = next(ln.strip().lstrip("@") for ln in makefile.splitlines()
+                if "policylint plan " in ln and not ln.strip().startswith("@echo"))
+    command = line.replace("$(BIN)/", "").replace(".demo/", "")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    entries = json.loads((tmp_path / "expand.json").read_text())["partitions"]
+    assert ("clicks", 3) not in {(p["topic"], p["partition"]) for p in entries}
+    add = re.search(r"--add (\S+)", command)[1]
+    done = subprocess.run(["bash", "-c", "policylint lint expand.json --cluster "
+                           f"examples/clusters/prod-eu-1.json --add {add} --format json"],
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"] == []

@@ -12,7 +12,8 @@ from __future__ import annotations
 import fnmatch
 from typing import NamedTuple
 
-from ..model import Snapshot, original_replicas, target_replicas
+from ..kafka import snapshot_topic_rf
+from ..model import Snapshot, is_reassigning, original_replicas, target_replicas
 from .budget import within
 from .leaders import order, skewed, spread_by_moves
 from .placement import Goal, Placement, place
@@ -74,6 +75,24 @@ def _min_isr(snapshot: Snapshot, topic) -> int:
     return 1
 
 
+#: why a plan leaves a partition out whose replicas the snapshot cannot vouch for (PL204)
+UNCERTAIN = ("read inconsistently by the capture (PL204): capture again once the "
+             "reassignment completes")
+INFLATED = ("holding more replicas than their topic's replication factor with no "
+            "reassignment stated, probably read mid-reassignment (PL204): capture again once "
+            "it completes")
+
+
+def unvouched(p, topic_rf: int | None) -> str | None:
+    """Why the snapshot cannot vouch for the replica set of ``p`` as its settled one, or
+    None: a plan that copied it would make an in-flight union permanent (KIP-860)."""
+    if p.uncertain:
+        return UNCERTAIN
+    if topic_rf is not None and len(p.replicas) > topic_rf and not is_reassigning(p):
+        return INFLATED
+    return None
+
+
 def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
     """The brokers the result may use, with their racks; PlanError (one line, before any
     work) for a request the cluster as it will be cannot meet."""
@@ -118,7 +137,9 @@ def brokers_of(snapshot: Snapshot, request: Request) -> dict[int, str | None]:
         raise PlanError(f"removing {leaving} leaves rack {', '.join(emptied)} empty: add a "
                         f"broker there (--add ID:{emptied[0]}) or remove fewer")
     for name, topic in sorted(snapshot.topics.items()):
-        rf = request.rf.get(name) or max((len(p.replicas) for p in topic.partitions), default=0)
+        settled = snapshot_topic_rf(topic, None)  # an inflated read is left out: not its RF
+        rf = request.rf.get(name) or max((len(target_replicas(p)) for p in topic.partitions
+                                          if unvouched(p, settled) is None), default=0)
         if rf > len(brokers) and (name in request.rf or gone):
             raise PlanError(f"topic {name}: replication factor {rf} is larger than the "
                             f"{len(brokers)} brokers the cluster will have")
@@ -135,11 +156,14 @@ def make(snapshot: Snapshot, request: Request) -> Made:
         topic = snapshot.topics[name]
         chosen = not request.topics or any(fnmatch.fnmatchcase(name, p)
                                            for p in request.topics)
+        settled_rf = snapshot_topic_rf(topic, None)
         for p in sorted(topic.partitions, key=lambda p: p.partition):
             replicas = target_replicas(p)
             why = None if chosen else "not among --topics"
             if why is None and (p.adding or p.removing):
                 why = "reassigning now (PL306)"
+            if why is None:
+                why = unvouched(p, settled_rf)
             if why is None and p.isr is not None and len(p.isr) < _min_isr(snapshot, topic):
                 why = "under min.insync.replicas (PL304): moving them adds to their load"
             if why is None and not request.under_replicated and p.isr is not None and \

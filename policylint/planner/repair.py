@@ -6,7 +6,9 @@ loads. The same placement as ``policylint plan`` keeps what is valid and fills w
 (an unknown or cordoned broker, a placeholder, a broker named twice, a rack the rule
 refuses, an RF the policy does not allow changed back to the current one), without
 balancing; leaders are ordered again only where a topic's racks ask (PL403). A plan with an
-entry it cannot place (an RF larger than the brokers) is left as it is, with the reason.
+entry it cannot place (an RF larger than the brokers) is left as it is, with the reason, and
+so is a plan whose repair would undo what it was written for: replicas put back on a broker
+it drains, or taken off every broker it brings in.
 """
 
 from __future__ import annotations
@@ -88,5 +90,31 @@ def repair(plan: Plan, ctx) -> Repair:
         named = [None if pid in entry_of else r for pid, r in enumerate(lists)]
         spread_by_moves(ordered, named, topics, lead_movable, brokers,
                         rules.get("PL403", {}).get("max_skew", 1), closed)
-    return Repair({entry_of[pid]: ordered[pid] for pid in entry_of
-                   if ordered[pid] != lists[pid]})
+    fixed = {entry_of[pid]: ordered[pid] for pid in entry_of if ordered[pid] != lists[pid]}
+    if snapshot is not None:
+        undone = _undone(today, lists, ordered, set(entry_of))
+        if undone:
+            return Repair({}, undone)
+    return Repair(fixed)
+
+
+def _undone(today: list[list[int]], planned: list[list[int]], fixed: list[list[int]],
+            named: set[int]) -> str | None:
+    """What the fixed plan would undo of the plan as written (None: nothing): brokers it
+    drains (every replica leaves them) getting replicas back, brokers it brings in (they
+    hold none today) left with none."""
+    def holders(lists, chosen):
+        return {b for pid, r in enumerate(lists) if (pid in named) == chosen for b in r
+                if b >= 0}
+    kept = holders(today, False)  # the partitions the plan does not name
+    before, after = kept | holders(today, True), kept | holders(planned, True)
+    fixed_ = kept | holders(fixed, True)
+    back = sorted((before - after) & fixed_)
+    if back:
+        return (f"its only fix puts replicas back on broker {', '.join(map(str, back))}, "
+                "which the plan drains")
+    gone = sorted((after - before) - fixed_)
+    if gone:
+        return (f"its only fix moves every replica off broker {', '.join(map(str, gone))}, "
+                "which the plan brings in (lint it with --add ID:RACK for brokers that join)")
+    return None

@@ -4,9 +4,15 @@ from ..kafka import default_rf
 
 
 class RfChangeManifest(Rule):
-    """A topic manifest changes the replication factor (diff mode).
+    """A topic manifest changes the replication factor (diff mode, or against the live topic).
 
     ## What it does
+    Against the live topic: with a snapshot of the cluster among the inputs (`--cluster`),
+    reports a declaration that states another replication factor than the live topic has
+    (the most common replica count of its partitions): drift between the declaration and
+    the cluster, which applying the declaration turns into an RF change. A declaration that
+    leaves the factor to the broker default is no change.
+
     With `--base REF`, compares each topic manifest's replication factor with the same
     topic's manifest at REF (matched by Kafka topic name, wherever the file is). A factor
     left to the broker default is resolved through the cluster profile; without a profile
@@ -42,13 +48,38 @@ class RfChangeManifest(Rule):
     targets = ("run",)
 
     def check(self, ctx, _, options):
+        said = set()
         for old, new in matched(ctx):
             values = resolved(ctx, self.code, old, new, "rf", default_rf)
             if values is None or values[0] == values[1] or allows_rf_change(ctx, new):
                 continue
+            said.add(new.name)
             yield self.finding(
                 f"topic {new.name}: replication factor is changed from {words(old.rf, values[0])}"
                 f" {at(ctx, old)} to {words(new.rf, values[1])} (if intended, annotate the "
                 f'manifest with {ALLOW_RF_CHANGE}: "true" or allow it with allow.rf_change in '
                 "the policy)",
                 at=new.where("rf"), topic=new.name)
+        yield from self._drift(ctx, said)
+
+    def _drift(self, ctx, said: set):
+        """Declarations whose stated RF is not their live topic's in the run's snapshot."""
+        snapshot = ctx.snapshot
+        if snapshot is None or not snapshot.lists_topics:
+            return
+        for spec in ctx.manifests:
+            live = snapshot.topics.get(spec.name)
+            if live is None or not isinstance(spec.rf, int) or spec.rf < 1 or \
+                    spec.name in said or not spec.managed or allows_rf_change(ctx, spec):
+                continue
+            rf = ctx.topic_rf(snapshot, live)
+            if rf is None or rf == spec.rf:
+                continue
+            captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
+            yield self.finding(
+                f"topic {spec.name}: declares replication factor {spec.rf}, the live topic has "
+                f"{rf} (snapshot {snapshot.doc.source.name}{captured}): the declaration and "
+                "the cluster have drifted apart, and applying it changes the replication "
+                f'factor (if intended, annotate the manifest with {ALLOW_RF_CHANGE}: "true" '
+                "or allow it with allow.rf_change in the policy; else declare "
+                f"{rf})", at=spec.where("rf"), topic=spec.name)

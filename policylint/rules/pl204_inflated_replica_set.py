@@ -10,15 +10,19 @@ class InflatedReplicaSet(Rule):
     Snapshot: reports a partition with more replicas than its topic's replication factor
     but no `adding`/`removing` information: a `describeTopics` read taken during a
     reassignment, which shows the union of old and new replicas. The topic's RF is the
-    one its manifest declares in the same run, else the most common replica count of its
-    non-reassigning partitions. It also reports a partition that `policylint snapshot`
+    most common replica count of its non-reassigning partitions (ties: the smallest), as
+    the cluster holds it: a manifest linted in the same run that declares another RF for
+    every partition is drift between the declaration and the cluster (PL202), not a torn
+    read. It also reports a partition that `policylint snapshot`
     marked `uncertain`: the capture read it again and again and still saw its reassignment
     state change, or metadata that disagreed with the controller's.
 
     Plan: reports an entry whose replica count equals the union size of the partition's
     in-flight reassignment in the snapshot and differs from its target size: the plan
-    would make the intermediate replication factor permanent; and an entry for a partition
-    the snapshot marks `uncertain`, whose replicas are no safe baseline.
+    would make the intermediate replication factor permanent; an entry that keeps the size
+    of a replica set the snapshot shows inflated (more replicas than its topic's RF, no
+    reassignment stated); and an entry for a partition the snapshot marks `uncertain`,
+    whose replicas are no safe baseline. `policylint plan` leaves all of these out.
 
     ## Why is this bad?
     A tool that trusts such a read "preserves" an RF that was never intended and doubles
@@ -48,6 +52,11 @@ class InflatedReplicaSet(Rule):
                     "as the in-flight union {replicas} of its reassignment, not the {target} "
                     "of its target: it would make the intermediate replication factor "
                     "permanent (KIP-860)")
+    kept_message = ("partition {topic}-{partition}: the plan keeps its {n} replicas, as many "
+                    "as the snapshot's {replicas}, more than topic {topic}'s replication factor "
+                    "{rf} with no reassignment stated: probably an in-flight union, which the "
+                    "plan would make permanent; capture again once the reassignment completes "
+                    "(KIP-860)")
     uncertain_message = ("partition {topic}-{partition}: the capture could not read it "
                          "consistently ({why}): its replicas {replicas} may be an in-flight "
                          "union; capture again once reassignments settle (KIP-860)")
@@ -81,6 +90,22 @@ class InflatedReplicaSet(Rule):
                 self.uncertain_message.format(topic=move.topic, partition=move.partition,
                                               why=state.uncertain, replicas=ids(state.replicas)),
                 at=plan.where(move, "replicas"), topic=move.topic, partition=move.partition)
+        snapshot = ctx.snapshot
+        if snapshot is not None:
+            uncertain = set(view.uncertain)
+            def rf(name: str) -> int | None:
+                topic = snapshot.topics.get(name)
+                return None if topic is None else ctx.topic_rf(snapshot, topic)
+
+            for i in view.inflated(rf):
+                move, state = plan.moves[i], view.states[i]
+                if i not in uncertain and len(move.replicas) == len(state.replicas):
+                    yield self.finding(
+                        self.kept_message.format(
+                            topic=move.topic, partition=move.partition, n=len(move.replicas),
+                            replicas=ids(state.replicas), rf=rf(move.topic)),
+                        at=plan.where(move, "replicas"), topic=move.topic,
+                        partition=move.partition)
         for i in view.reassigning:
             move, state = plan.moves[i], view.states[i]
             n, target = len(move.replicas), len(target_replicas(state))
