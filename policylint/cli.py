@@ -335,7 +335,7 @@ def lint(
     elif not output_file:
         sys.stdout.write(output)
     if verbose:
-        _say_what_ran(result, policy, time.perf_counter() - started, paths or ["."])
+        _say_what_ran(result, time.perf_counter() - started)
     if not result.files:
         _say("policylint: warning: no Kafka topic declaration, cluster, plan or snapshot "
              "found in " + " ".join(paths or ["."])
@@ -379,13 +379,10 @@ def _check_targets(extra: list[tuple[str, str]], inputs: list[str], force: bool,
         _fail(f"{spec}: {exc.strerror or exc}")
 
 
-def _say_what_ran(result, policy: Optional[str], seconds: float, paths: list[str]) -> None:
-    from . import policy as policies
+def _say_what_ran(result, seconds: float) -> None:
     from .words import count
-    from .sources import start_of
-    chosen = policies.load(policy, start_of(paths))
     ran = sorted({f.rule for f in result.findings})
-    _say(f"policylint: policy {chosen.source}; read {count(result.files, 'file')}, "
+    _say(f"policylint: policy {result.policy}; read {count(result.files, 'file')}, "
          f"skipped {len(result.skipped)}")
     for name, why in result.skipped:
         _say(f"policylint: skipped {name}: {why}")

@@ -424,6 +424,8 @@ class Result(Struct):
     #: (declaration, its group, its context) of each topic, for ``-v`` to say what it was
     #: judged against (``linter.placed``): said only when asked
     placed: list[tuple] = field(default_factory=list)
+    #: which policy judged, and where it was read from (``-v`` says it)
+    policy: str = ""
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)

@@ -1,6 +1,7 @@
 """The merge gate. With ``--base REF`` a pull request is judged by the policy of the branch it
 merges into (``policy.GitTree``), and what it changes in that policy, in the baseline and in
-inline suppressions is itself reported as PL125 findings: each weakening an error, for the
+inline suppressions and ``policylint.io/disable`` annotations is itself reported as PL125
+findings: each weakening an error, for the
 policy's owners to approve; each strengthening a note.
 
 Whether a changed rule option loosens the rule is read from its name: a ``min*`` lowered,
@@ -134,6 +135,40 @@ def suppression_changes(base_files: dict[str, str], head_files: dict[str, str]
             if (tuple(sorted(codes)), comment) not in before:
                 yield (f"inline suppression of {', '.join(sorted(codes))} added",
                        True, Spot((name, line, column)))
+
+
+def annotation_changes(pairs: Iterator[tuple[Any, Any]]) -> Iterator[Change]:
+    """Each ``policylint.io/disable`` annotation (or code of one) that a head manifest adds
+    to the same topic's at the base (``pairs``: (base or None, head) manifests); each
+    ``policylint.io/allow-rf-change`` it adds: a note beside the RF change it allows (the
+    documented acknowledgment), a weakening without one (it would let a later change alter
+    the RF unreviewed). The codes are read as the suppressions read them."""
+    from .diff import ALLOW_RF_CHANGE
+    from .model import KEY
+    from .suppressions import ANNOTATION, annotation_codes
+    for old, new in pairs:
+        doc = new.doc
+        added = annotation_codes(doc) - (annotation_codes(old.doc) if old else set())
+        if added:
+            yield (f"topic {new.name}: {ANNOTATION} annotation of "
+                   f"{', '.join(sorted(added))} added", True,
+                   _spot(doc, ("metadata", "annotations", ANNOTATION, KEY)))
+        allows = str(new.annotations.get(ALLOW_RF_CHANGE)).lower() == "true"
+        allowed = old is not None and str(old.annotations.get(ALLOW_RF_CHANGE)).lower() == "true"
+        if allows and not allowed:
+            changed = old is not None and old.rf != new.rf
+            said = (f"from {old.rf} to {new.rf}" if changed else
+                    "with no replication factor change in this change: it would let a later "
+                    "change alter it unreviewed" if old is not None else
+                    "on a new topic: it would let a later change alter its replication factor "
+                    "unreviewed")
+            yield (f"topic {new.name}: {ALLOW_RF_CHANGE} annotation added {said}", not changed,
+                   _spot(doc, ("metadata", "annotations", ALLOW_RF_CHANGE, KEY)))
+
+
+def _spot(doc: Any, path: tuple) -> Spot:
+    line, column = doc.locate(path) or doc.locate(()) or (1, 1)
+    return Spot((doc.source.name, line, column))
 
 
 def _comments_at(name: str, text: str) -> dict[int, tuple[set[str], str, int]]:

@@ -71,7 +71,8 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         _join(inputs.groups, joining)
     baseline = chosen.baseline if baseline is None else baseline
     if tree is not None:
-        inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files)
+        inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files,
+                                 _declared_pairs(inputs.groups) if base is not None else ())
     unchecked = Unchecked()
     placed: list[tuple] = []
     for plan in inputs.unplaced:  # PL123: plans checked without their cluster
@@ -102,6 +103,10 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
                  inputs.skipped, unchecked)
     result.read, result.placed = inputs.files, placed
+    result.policy = chosen.source + (f" at {ref}" if tree is not None else "")
+    if tree is not None and tree.outside:  # out of the change's reach: judges as it is
+        result.policy += (f"; read from disk, outside the git work tree: "
+                          f"{', '.join(tree.outside)}")
     if judged is not None:  # what cross-file rules said of the surroundings is not asked
         result.findings = [f for f in result.findings if f.file in judged]
     if baseline:
@@ -132,10 +137,22 @@ def _join(groups, joining: dict[int, str | None]) -> None:
     profile.brokers, profile.broker_count = brokers, len(brokers)
 
 
+def _declared_pairs(groups) -> list[tuple]:
+    """(the same topic's manifest at the base or None, manifest) of each manifest."""
+    pairs = []
+    for group in groups:
+        base = {}
+        for spec in group.base:
+            base.setdefault(spec.name, spec)
+        pairs += [(base.get(spec.name), spec) for spec in group.manifests]
+    return pairs
+
+
 def _gate(chosen, tree, policy: str | None, start, baseline: str | None,
-          at_base: list[tuple[str, bytes]], names: list[str]) -> list:
-    """PL125: what the working tree changes of the policy, baseline and suppressions that
-    the base ``tree`` judges it by."""
+          at_base: list[tuple[str, bytes]], names: list[str], declared) -> list:
+    """PL125: what the working tree changes of the policy, baseline, suppressions and
+    suppressing annotations (``declared``: (base or None, head) manifests) that the base
+    ``tree`` judges it by."""
     from . import gate
     from .baseline import BaselineError, load as load_baseline
     found = policies.discover(start) if policy is None else Path(policy)
@@ -158,6 +175,7 @@ def _gate(chosen, tree, policy: str | None, start, baseline: str | None,
             changes.append((f"the baseline of this change does not load ({exc})", True, ()))
     base_texts = {file: data.decode("utf-8", "replace") for file, data in at_base}
     changes += gate.suppression_changes(base_texts, gate.read_texts(names))
+    changes += gate.annotation_changes(declared)
     doc = policies.document(found) if found and found.is_file() else None
     return gate.findings(changes, doc, name)
 

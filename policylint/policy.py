@@ -143,26 +143,49 @@ class WorkingTree:
 
 class GitTree:
     """Policy files as they are at a git ref (``--base``): a pull request is judged by the
-    policy of the branch it merges into, not by the one it brings."""
+    policy of the branch it merges into, not by the one it brings. A file outside the git
+    work tree (a central policy checked out beside the repository) is out of the pull
+    request's reach: it is read from disk as it is, and named in ``outside``."""
 
     def __init__(self, ref: str, start: Path | None = None):
         from .sources.git import repo_root, resolve
         self.ref, self.root = ref, repo_root(str(start or "."))
         self.commit = resolve(ref, self.root)
+        self.outside: list[str] = []  # the files read from disk, as shown
 
-    def read_bytes(self, path: Path) -> bytes | None:
-        """The file's bytes at the ref, None when the ref has no such file."""
-        from .sources.git import show
+    def _relative(self, path: Path) -> Path | None:
+        """``path`` relative to the work tree; None when it lies outside it."""
         try:
-            relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root))
+            return Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root))
         except ValueError:
             return None
-        return show(self.root, self.commit, relative.as_posix())
+
+    def _disk(self, path: Path) -> bool:
+        """Whether ``path`` is read from disk (outside the work tree), and noted so."""
+        if self._relative(path) is not None:
+            return False
+        name = display_name(path)
+        if name not in self.outside:
+            self.outside.append(name)
+        return True
+
+    def read_bytes(self, path: Path) -> bytes | None:
+        """The file's bytes at the ref (outside the work tree: on disk), None when there is
+        no such file."""
+        from .sources.git import show
+        if self._disk(path):
+            from .writes import read_regular
+            return read_regular(str(path)) if WorkingTree().is_file(path) else None
+        return show(self.root, self.commit, self._relative(path).as_posix())
 
     def is_file(self, path: Path) -> bool:
+        if self._relative(path) is None:
+            return WorkingTree().is_file(path)
         return self.read_bytes(path) is not None
 
     def read(self, path: Path) -> SourceFile:
+        if self._disk(path):
+            return WorkingTree().read(path)
         data = self.read_bytes(path)
         if data is None:
             raise ParseError(f"not in {self.ref}")
@@ -198,8 +221,11 @@ def load(path: str | Path | None = None, start: Path | None = None,
     if found is None:
         return _resolve(_pack("default"), "default", [], tree)
     if not tree.is_file(found) and isinstance(tree, GitTree):
-        raise PolicyError(f"policy {display_name(found)}: not in the base {tree.ref} (the "
-                          "base judges a pull request; --policy-from head for this one)")
+        added = WorkingTree().is_file(found)
+        raise PolicyError(f"policy {display_name(found)}: " + (
+            f"added by this change, not in the base {tree.ref} (the base judges a pull "
+            "request: merge the policy first, or --policy-from head for this one)" if added
+            else f"no such file, in the work tree or the base {tree.ref}"))
     return _resolve(_read(found, tree), display_name(found), [], tree)
 
 

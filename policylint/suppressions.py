@@ -38,7 +38,7 @@ class Suppressions:
                     _suppressed(finding, "inSource",
                                 disables[line][1] or "disabled by an inline comment")
                     return
-        listed = _annotation(doc)
+        listed = annotation_codes(doc)
         if listed and keys & listed:
             self.used.update((id(doc), key) for key in keys & listed)
             _suppressed(finding, "inSource", f"disabled by the {ANNOTATION} annotation")
@@ -72,7 +72,7 @@ class Suppressions:
             at = (doc, ("metadata", "annotations", ANNOTATION))
             listed = _listed(doc) or ""
             problems = {code: self._problem(code, rules, ran, (id(doc), code))
-                        for code in sorted(_annotation(doc))}
+                        for code in sorted(annotation_codes(doc))}
             kept = ",".join(c.strip() for c in listed.split(",")
                             if c.strip() and not problems[c.strip()])
             fix = Fix("set", at, kept) if kept else Fix("delete", at)
@@ -116,7 +116,7 @@ def _listed(doc: Any) -> str | None:
     return listed if isinstance(listed, str) else None
 
 
-def _annotation(doc: Any) -> set[str]:
+def annotation_codes(doc: Any) -> set[str]:
     """The codes of a manifest's ``policylint.io/disable`` annotation."""
     listed = _listed(doc)
     return {c.strip() for c in listed.split(",") if c.strip()} if listed else set()

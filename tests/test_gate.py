@@ -200,3 +200,46 @@ def test_an_expired_exemption_is_honoured_by_no_path(tmp_path, monkeypatch):
     # and a live exemption is honoured by each of them
     (tmp_path / ".policylint.yaml").write_text(policy.replace("2001-01-01", "2999-01-01"))
     assert not reported(lint(["fleet"]).findings)
+
+
+def test_a_disable_annotation_the_change_adds_is_an_error(pull_request):
+    """The side door: the pull request that drops payments' RF to 1 also annotates it to
+    disable the rules that catch it. The gate reports the annotation; the run fails."""
+    write_files(pull_request, {"kafka/topics/payments.yaml": PAYMENTS.replace(
+        "  labels:", '  annotations: {policylint.io/disable: "PL202,PL209,PL301"}\n  labels:')
+        .replace("replicas: 3", "replicas: 1")})
+    status, findings, _ = lint(pull_request)
+    assert status == 1
+    ((_, file, line, severity, message),) = reported(findings, "PL125")
+    assert (file, line, severity) == ("kafka/topics/payments.yaml", 5, "error")
+    assert "policylint.io/disable annotation of PL202, PL209, PL301 added" in message
+
+
+def test_a_policy_outside_the_repository_judges_as_it_is(tmp_path):
+    """A central policy checked out beside the repository is out of the pull request's
+    reach: read from disk, said in -v, and it judges the change."""
+    repo, platform = tmp_path / "repo", tmp_path / "platform"
+    write_files(platform, {"base.yaml": "extends: strict\n",
+                           "policy.yaml": "extends: ./base.yaml\nrules: {PL209: {min: 3}}\n"})
+    write_files(repo, {"kafka/kafka.yaml": KAFKA, "kafka/topics/payments.yaml": PAYMENTS})
+    git_commit(repo, "main")
+    git(repo, "checkout", "-q", "-b", "pr")
+    write_files(repo, {"kafka/topics/payments.yaml": PAYMENTS.replace("replicas: 3",
+                                                                       "replicas: 2")})
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "kafka", "--base", "main",
+                           "--policy", "../platform/policy.yaml", "--format", "json", "-v"],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    rules = {f["rule"] for f in json.loads(done.stdout)["findings"]}
+    assert {"PL202", "PL209"} <= rules and "PL125" not in rules
+    assert "read from disk, outside the git work tree: ../platform/policy.yaml, " \
+        "../platform/base.yaml" in done.stderr
+
+
+def test_a_policy_the_change_adds_is_named_as_added(pull_request):
+    write_files(pull_request, {"kafka/lenient.yaml": "extends: default\n"})
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "kafka", "--base", "main",
+                           "--policy", "kafka/lenient.yaml"], cwd=pull_request,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "policy kafka/lenient.yaml: added by this change, not in the base main" in done.stderr

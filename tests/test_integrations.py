@@ -515,3 +515,39 @@ def test_action_without_the_base_history_says_how_to_fix_it(pull_request, runner
     event = {"pull_request": {"base": {"sha": "0123456789abcdef0123456789abcdef01234567"}}}
     log, _, _, _, status = run_action(workspace, runner_temp, {"paths": "topics"}, event)
     assert status == 2 and "fetch-depth: 0" in log[-1]
+
+
+def test_action_fails_a_pull_request_that_disables_rules_by_annotation(pull_request,
+                                                                     runner_temp):
+    """The gate's side door, closed in the Action too: an annotation the pull request adds
+    to silence the rules its own change breaks is a PL125 error; the job fails."""
+    workspace, event = pull_request
+    write_files(workspace, {"topics/orders.yaml": TOPIC.replace(
+        "metadata: {name: orders}",
+        'metadata:\n  name: orders\n  annotations: {policylint.io/disable: "PL202,PL209"}')
+        .replace("replicas: 3", "replicas: 1")})
+    git_commit(workspace, "pr")
+    log, steps, _, _, status = run_action(workspace, runner_temp,
+                                          {"paths": "topics", "cluster": "cluster/prod.json"},
+                                          event)
+    assert status == 1, log
+    assert "title=PL125 policy-weakened::" in "".join(log)
+    assert "policylint.io/disable annotation of PL202, PL209 added" in "".join(log)
+
+
+def test_action_judges_by_a_central_policy_outside_the_repository(tmp_path, runner_temp):
+    workspace, platform = tmp_path / "repo", tmp_path / "platform"
+    write_files(platform, {"policy.yaml": "extends: strict\nrules: {PL209: {min: 3}}\n"})
+    write_files(workspace, {"cluster/prod.json": SNAPSHOT, "topics/orders.yaml": TOPIC})
+    git_commit(workspace, "main")
+    base = git(workspace, "rev-parse", "HEAD").strip()
+    git(workspace, "checkout", "-q", "-b", "pr")
+    write_files(workspace, {"topics/orders.yaml": TOPIC.replace("replicas: 3", "replicas: 2")})
+    git_commit(workspace, "pr")
+    log, _, _, _, status = run_action(
+        workspace, runner_temp, {"paths": "topics", "cluster": "cluster/prod.json",
+                                 "policy": str(platform / "policy.yaml")},
+        {"pull_request": {"base": {"sha": base}}})
+    assert status == 1, log
+    text = "".join(log)
+    assert "title=PL209 rf-below-minimum::" in text and "not in the base" not in text

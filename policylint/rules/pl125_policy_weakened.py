@@ -12,9 +12,13 @@ class PolicyWeakened(Rule):
     loosened (a `min` lowered, a `max` raised, an `allow` list grown; any other option
     change is taken as a loosening), an exemption or exclude added or widened (with its
     expiry), `allow.rf_change` grown, a CEL rule removed or changed, baseline entries added,
-    inline `# policylint: disable=` comments added. Each weakening is an error; each
-    strengthening (a rule enabled, a severity raised, an exemption removed, a CEL rule added)
-    is a note.
+    inline `# policylint: disable=` comments added, a manifest's `policylint.io/disable`
+    annotation added or given more codes. Each weakening is an error; each strengthening (a
+    rule enabled, a severity raised, an exemption removed, a CEL rule added) is a note. A
+    `policylint.io/allow-rf-change` annotation added with the RF change it allows is a note
+    (the documented acknowledgment, shown to reviewers); added with no RF change, a
+    weakening. A policy outside the git work tree is read from disk as it is: the change
+    cannot reach it.
 
     Inline comments cannot suppress this rule's findings. `--policy-from head` lets the
     working tree's policy judge instead (and says so).
