@@ -270,6 +270,14 @@ def lint(
         _fail(f"--max-file-size: {exc}")
     if kafka_version is not None and not re.fullmatch(r"[0-9]+(\.[0-9]+){0,2}", kafka_version):
         _fail(f"--kafka-version must be a release such as 3.7 or 4.1.0, not {kafka_version!r}")
+    if kafka_version is not None:
+        from . import kafka_configs
+        known = kafka_configs.known_versions()
+        release = ".".join((kafka_version.split(".") + ["0"])[:2])
+        if not kafka_configs.at_least(release, known[0]) or \
+                kafka_configs.at_least(release, known[-1]) and release != known[-1]:
+            _fail(f"--kafka-version {kafka_version}: no release policylint knows the configs "
+                  f"of ({known[0]} to {known[-1]})")
     if bootstrap_server and cluster:
         _fail("give --cluster or --bootstrap-server, not both")
     if command_config and not bootstrap_server:
@@ -849,7 +857,10 @@ def explain(rule: str = typer.Argument(..., help="A rule code (PL301) or name, o
         known = [r.code for r in every] + [r.name for r in every]
         near = difflib.get_close_matches(rule.upper() if rule[:2].lower() == "pl" else rule,
                                          known, n=1, cutoff=0.6)
-        _fail(f"no rule {rule!r}" + (f"; did you mean {near[0]}?" if near else "")
+        where = "" if near or rule[:2].upper() == "PL" else (
+            f"; a policy's own rules are known with it: policylint explain {rule} --policy "
+            f"FILE (the policy here: {chosen.source})")
+        _fail(f"no rule {rule!r}" + (f"; did you mean {near[0]}?" if near else "") + where
               + " (see 'policylint rules')")
     uri = found.help_uri()
     typer.echo(f"{found.code} {found.name} (default severity: {found.severity})\n\n"

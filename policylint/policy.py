@@ -135,6 +135,10 @@ class WorkingTree:
         except OSError:  # a name the file system cannot hold
             return False
 
+    def read_bytes(self, path: Path) -> bytes:
+        from .writes import read_regular
+        return read_regular(str(path))
+
     def read(self, path: Path) -> SourceFile:
         """A policy file, read as any input is (a regular file, bounded, UTF-8, not empty)."""
         from .sources import read
@@ -206,9 +210,29 @@ def discover(start: Path | None = None, tree: Any = None) -> Path | None:
             if tree.is_file(folder / name):
                 return folder / name
         pyproject = folder / "pyproject.toml"
-        if tree.is_file(pyproject) and "[tool.policylint" in tree.read(pyproject).text:
+        if tree.is_file(pyproject) and _holds_policy(pyproject, tree):
             return pyproject
     return None
+
+
+def _holds_policy(pyproject: Path, tree: Any) -> bool:
+    """Whether a pyproject.toml has a ``tool.policylint`` table, as TOML reads it (``[tool]
+    policylint = {...}`` and dotted keys too; a comment naming it is none). One that cannot
+    be read or parsed is a PolicyError naming it where it mentions policylint, and is
+    ignored where it does not (another tool's broken file is not this run's to refuse)."""
+    import tomllib
+    try:
+        data = tree.read_bytes(pyproject) or b""
+    except OSError as exc:
+        raise PolicyError(f"policy {display_name(pyproject)}: {exc.strerror or exc}") from None
+    try:
+        table = tomllib.loads(data.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if b"policylint" not in data.replace(b"\0", b""):
+            return False
+        why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not TOML: {exc}"
+        raise PolicyError(f"policy {display_name(pyproject)}: {why}") from None
+    return isinstance(table, dict) and isinstance(table.get("policylint"), dict)
 
 
 def load(path: str | Path | None = None, start: Path | None = None,

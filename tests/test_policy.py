@@ -58,6 +58,36 @@ def test_pyproject_tool_table(cwd):
     assert findings() == []
 
 
+@pytest.mark.parametrize("text", [
+    '[tool]\npolicylint = {rules = {PL302 = {enabled = false}}}\n',
+    '[tool]\npolicylint.rules.PL302.enabled = false\n',
+])
+def test_pyproject_tool_table_as_toml_reads_it(cwd, text):
+    (cwd / "pyproject.toml").write_text(text)
+    (cwd / "t.yaml").write_text(topic())
+    assert findings() == []
+
+
+def test_a_pyproject_that_only_mentions_the_table_is_not_a_policy(cwd):
+    (cwd / ".policylint.yaml").write_text("extends: strict\n")
+    (cwd / "sub").mkdir()
+    (cwd / "sub" / "pyproject.toml").write_text("# configure in [tool.policylint]\n[tool.x]\n")
+    assert policy.load(start=cwd / "sub").source == ".policylint.yaml"
+
+
+def test_an_unreadable_pyproject_is_a_policy_error_naming_it_or_ignored(cwd):
+    (cwd / "sub").mkdir()
+    utf16 = "[tool.policylint]\n".encode("utf-16")
+    (cwd / "sub" / "pyproject.toml").write_bytes(utf16)
+    with pytest.raises(PolicyError, match="pyproject.toml: not UTF-8 text"):
+        policy.load(start=cwd / "sub")
+    (cwd / "sub" / "pyproject.toml").write_bytes("[tool.black]\n".encode("utf-16"))
+    assert policy.load(start=cwd / "sub").source == "default"
+    (cwd / "sub" / "pyproject.toml").write_text("[tool.policylint\nbroken")
+    with pytest.raises(PolicyError, match="pyproject.toml: not TOML"):
+        policy.load(start=cwd / "sub")
+
+
 def test_extends_a_file_and_overrides(cwd):
     (cwd / "base.yaml").write_text("rules:\n  PL302: {severity: note}\n")
     (cwd / "team.yaml").write_text("extends: base.yaml\nallow: {rf_change: ['x-*']}\n")

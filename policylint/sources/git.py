@@ -10,6 +10,9 @@ from . import EXTENSIONS, InputError, start_of
 
 
 def _git(args: list[str], cwd: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    if not os.path.isdir(cwd):  # a folder that does not exist: no git is asked
+        raise InputError(f"{cwd}: no such directory (--base reads the git repository that "
+                         "holds the paths linted)")
     try:
         return subprocess.run(["git", "--literal-pathspecs", *args], cwd=cwd, input=stdin,
                               capture_output=True, check=False)
