@@ -168,3 +168,33 @@ def test_make_demos_plan_runs_clean(tmp_path):
                            f"examples/clusters/prod-eu-1.json --add {add} --format json"],
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     assert [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"] == []
+
+
+def ci_scripts():
+    """The policylint commands of the README's CI snippets (GitLab's ``script:``)."""
+    import yaml
+    for block in re.findall(r"^```yaml\n(.*?)^```$", README, re.S | re.M):
+        jobs = yaml.safe_load(block)
+        for job in jobs.values() if isinstance(jobs, dict) else ():
+            if isinstance(job, dict) and "script" in job:
+                yield [line for line in job["script"] if line.startswith("policylint ")], job
+
+
+@pytest.mark.parametrize("script, job", list(ci_scripts()))
+def test_the_readmes_ci_snippets_run_as_shown(tmp_path, script, job):
+    """Each command exactly as the snippet writes it, in a copy of the examples: a report
+    redirected into the tree is not read back as an input (it is empty when the run starts),
+    and every report the job keeps is written and parses."""
+    import xml.etree.ElementTree as ElementTree
+    assert script
+    shutil.copytree(ROOT / "examples" / "gitops", tmp_path, dirs_exist_ok=True)
+    for command in script:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
+                              text=True, env={"PATH": f"{BIN}:/usr/bin:/bin",
+                                              "HOME": str(tmp_path)}, timeout=600)
+        assert done.returncode in (0, 1), done.stderr
+    for kind, name in job["artifacts"]["reports"].items():
+        text = (tmp_path / name).read_text()
+        found = json.loads(text) if name.endswith(".json") else ElementTree.fromstring(text)
+        assert found is not None and len(found)
+        assert "file is empty" not in text and "PL100" not in text, kind

@@ -95,7 +95,7 @@ def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (
     shown as ``stdin_name``."""
     from .ignore import Excluder
     excluder = Excluder(exclude, respect_gitignore)
-    seen: set[str] = set()
+    seen: set = _run_outputs()  # never the run's own output, redirected into the tree
     for path in paths:
         if path == STDIN:
             if STDIN not in seen:
@@ -119,6 +119,26 @@ def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (
                 yield from _once(path, display_name(path), True, seen)
         else:
             raise InputError(f"{path}: no such file or directory")
+
+
+#: the files this run writes its result to (``--report``, ``-o``), as the CLI names them
+outputs: ContextVar[tuple[str, ...]] = ContextVar("outputs", default=())
+
+
+def _run_outputs() -> set:
+    """The (device, inode) of each file this run writes to: standard output redirected to
+    a file (``policylint lint . > report.json``: the shell made it, empty, before the run
+    started) and the ``outputs`` that exist already."""
+    import stat
+    keys = set()
+    for fd_or_path in (1, *outputs.get()):
+        try:
+            info = os.fstat(fd_or_path) if isinstance(fd_or_path, int) else os.stat(fd_or_path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode):
+            keys.add((info.st_dev, info.st_ino))
+    return keys
 
 
 def _once(path: str, name: str, explicit: bool, seen: set) -> Iterator[Walked]:
