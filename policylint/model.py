@@ -67,6 +67,10 @@ class ClusterProfile(Struct):
     settings: dict = field(default_factory=dict)
     #: finalized feature levels where the source says (a snapshot's ``features``)
     features: dict[str, int] = field(default_factory=dict)
+    #: whether the source states every broker's rack, none included (a snapshot, a Strimzi
+    #: ``Kafka`` without ``spec.kafka.rack``); else a broker without one may have one no
+    #: input names (a ``topologyKey``, node labels), and the cluster's racks are unknown
+    racks_known: bool = False
 
     @property
     def racks(self) -> set[str]:

@@ -393,6 +393,32 @@ def test_values_no_input_states_are_absent(tmp_path, monkeypatch):
     assert result.findings == [] and result.unchecked["TEAM001"] == 1
 
 
+@pytest.mark.parametrize("pools", [False, True])
+def test_a_strimzi_cluster_without_rack_configuration_has_no_racks(tmp_path, monkeypatch,
+                                                                   pools):
+    """Without spec.kafka.rack Strimzi sets no broker.rack: the racks are known, and none
+    (judged: 0 racks), with or without node pools."""
+    _policy(tmp_path, """cel_rules:
+  - code: TEAM001
+    name: three-racks
+    applies_to: clusters
+    validations:
+      - expression: size(cluster.racks) >= 3
+        message: the cluster spans fewer than 3 racks
+""")
+    kafka = ("apiVersion: kafka.strimzi.io/v1\nkind: Kafka\nmetadata: {name: prod}\n"
+             "spec:\n  kafka: {}\n---\napiVersion: kafka.strimzi.io/v1\nkind: KafkaNodePool\n"
+             "metadata: {name: b, labels: {strimzi.io/cluster: prod}}\n"
+             "spec: {replicas: 3, roles: [broker]}\n") if pools else \
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\nmetadata: {name: prod}\n" \
+        "spec:\n  kafka:\n    replicas: 3\n"
+    write_files(tmp_path, {"kafka.yaml": kafka})
+    monkeypatch.chdir(tmp_path)
+    result = lint(["kafka.yaml"], select=["TEAM"])
+    assert [f.rule for f in result.findings] == ["TEAM001"]
+    assert not result.unchecked.get("TEAM001")
+
+
 def test_topicctl_labels_reach_the_subject(tmp_path, monkeypatch):
     _policy(tmp_path, """cel_rules:
   - code: TEAM001

@@ -66,8 +66,8 @@ def cluster(profile: ClusterProfile | None) -> dict:
     if profile.brokers is not None:
         found["brokers"] = [{"id": b, **({"rack": r} if r is not None else {})}
                             for b, r in sorted(profile.brokers.items())]
-        if profile.racks:  # no broker's rack known (a Strimzi topologyKey): absent, unknown
-            found["racks"] = sorted(profile.racks)
+    if profile.racks or profile.racks_known:  # else absent: unknown (a Strimzi topologyKey)
+        found["racks"] = sorted(profile.racks)
     if profile.broker_count is not None:
         found["broker_count"] = profile.broker_count
     if profile.kafka_version:

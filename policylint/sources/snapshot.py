@@ -49,7 +49,8 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
         doc=doc, brokers_path=("brokers",),
         log_dirs={b.id: b.log_dirs for b in data.brokers if b.log_dirs is not UNSET},
         cordoned={b.id: b.cordoned_log_dirs for b in data.brokers
-                  if b.cordoned_log_dirs is not UNSET and b.cordoned_log_dirs})
+                  if b.cordoned_log_dirs is not UNSET and b.cordoned_log_dirs},
+        racks_known=True)
     topics: dict[str, TopicState] = {}
     new, unset = tuple.__new__, UNSET
     for ti, topic, indices in topics_in:

@@ -127,7 +127,9 @@ def cluster_profile(doc: Document, pools: list[Document],
                           kafka_version=version if isinstance(version, str) else None,
                           doc=doc, brokers_path=path, namespace=metadata.get("namespace"),
                           config_path=("spec", "kafka", "config"), config_complete=True,
-                          unknown=unknown)
+                          unknown=unknown,
+                          # without spec.kafka.rack Strimzi sets no broker.rack: none has one
+                          racks_known=fields.get(("spec", "kafka", "rack")) is None)
 
 
 def has_broker_pools(doc: Document, pools: list[Document]) -> bool:
