@@ -366,6 +366,22 @@ def test_each_validation_is_judged_on_its_own(tmp_path, monkeypatch):
           topic.name.size() > 0 &&
             topic.nmae == 'x'
 """, "topic has no field 'nmae'", ":8:19"),
+    ("""cel_rules:
+  - {code: TEAM001, name: field, applies_to: topics, validations: [{expression: topic.rf}]}
+""", "gives int, not a bool", ":2:"),
+    ("""cel_rules:
+  - code: TEAM001
+    name: message
+    applies_to: partitions
+    validations: [{expression: "true", messageExpression: partition.replicas}]
+""", "gives list<dyn>, not a string", ":5:"),
+    ("""cel_rules:
+  - code: TEAM001
+    name: variable
+    applies_to: clusters
+    variables: [{name: n, expression: cluster.broker_count}]
+    validations: [{expression: variables.n}]
+""", "gives int, not a bool", ":6:"),
 ])
 def test_policy_errors_are_refused_at_load_where_they_are(tmp_path, text, words, where):
     path = _policy(tmp_path, text)

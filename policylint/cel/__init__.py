@@ -765,15 +765,16 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
         variables = [(v["name"], _compile(env, v["expression"], binds,
                                           (i, "variables", j, "expression"), None))
                      for j, v in enumerate(entry.get("variables") or ())]
+        probe = _probe(env, binds, own, variables, entry)
         matches = [_compile(env, m["expression"], binds, (i, "matchConditions", j,
-                                                          "expression"), bool)
+                                                          "expression"), bool, probe)
                    for j, m in enumerate(entry.get("matchConditions") or ())]
         checks = []
         for j, v in enumerate(entry["validations"]):
             path = (i, "validations", j)
-            program = _compile(env, v["expression"], binds, path + ("expression",), bool)
+            program = _compile(env, v["expression"], binds, path + ("expression",), bool, probe)
             said = _compile(env, v["messageExpression"], binds, path + ("messageExpression",),
-                            str) if "messageExpression" in v else None
+                            str, probe) if "messageExpression" in v else None
             checks.append(_Check(program, v["expression"], v.get("message"), said,
                                  v.get("field")))
         rules.append(CelRule(entry, checks, matches, source, variables))
@@ -791,7 +792,29 @@ def _rebuilt(entry: dict, source: str) -> CelRule:
     return compile_rules([entry], source)[0]
 
 
-def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: type) -> Any:
+def _probe(env: Any, binds: tuple[str, ...], own: tuple, variables: list, entry: dict) -> Any:
+    """An activation of a subject of every declared field and type (``subjects.SAMPLES``),
+    with the rule's variables evaluated on it and its params: what an expression gives
+    there is its type, where CEL's checker only says dyn."""
+    from .subjects import SAMPLES
+    bindings = {b: SAMPLES[b] for b in binds if b in SAMPLES}
+    if not own:
+        return env.Activation(bindings)
+    values: dict = {}
+    for name, program in variables:
+        try:
+            value = program.eval(env.Activation({**bindings, "variables": values,
+                                                 "params": entry.get("params") or {}}))
+            if value.type().name() != "ERROR":
+                values[name] = value.value()
+        except Exception:  # a value the sample cannot give: that variable is left out
+            continue
+    return env.Activation({**bindings, "variables": values,
+                           "params": entry.get("params") or {}})
+
+
+def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: type,
+             probe: Any = None) -> Any:
     _check_names(text, binds, path)
     try:
         program = env.compile(text)
@@ -801,6 +824,12 @@ def _compile(env: Any, text: str, binds: tuple[str, ...], path: tuple, kind: typ
         raise _located(str(exc), path) from None
     _check_patterns(env, text, path)
     wanted = "BOOL" if kind is bool else "STRING"
+    if kind is not None and returned == "DYN" and probe is not None:
+        try:  # a field of a subject: its declared type, as a subject of every field gives
+            given = program.eval(probe).type().name()
+        except Exception:  # a value Python cannot hold: no type learnt
+            given = "ERROR"
+        returned = returned if given in ("ERROR", "NULL_TYPE") else given
     if kind is not None and returned not in (wanted, "DYN"):
         raise CelError(path, f"gives {returned.lower()}, not a {wanted.lower()}")
     return program

@@ -48,6 +48,25 @@ NAMES: dict[str, tuple[str, ...]] = {
     "object": TOPIC,  # diff mode as a ValidatingAdmissionPolicy names it: change.after ...
     "oldObject": TOPIC,  # ... and change.before (null where the topic is new or deleted)
 }
+#: a subject of each name with every field present and of its type: an expression is
+#: type-checked at load by what it gives for them (a field of a map is of no declared type
+#: to CEL's checker: ``topic.rf`` alone compiles, and gives an int)
+_TOPIC_SAMPLE = {"name": "orders", "partitions": 3, "rf": 3, "stated": ["rf", "partitions"],
+                 "config": {}, "configs": {}, "labels": {}, "annotations": {},
+                 "format": "KafkaTopic", "file": "topics.yaml", "managed": True,
+                 "assignment": [[1, 2, 3]]}
+SAMPLES: dict[str, dict] = {
+    "topic": _TOPIC_SAMPLE,
+    "partition": {"topic": "orders", "partition": 0, "replicas": [1, 2, 3], "isr": [1, 2, 3],
+                  "adding": [], "removing": [], "leader": 1, "reassigning": False},
+    "entry": {"topic": "orders", "partition": 0, "replicas": [1, 2, 3], "before": [1, 2, 3],
+              "log_dirs": ["any", "any", "any"]},
+    "cluster": {"name": "prod", "brokers": [{"id": 1, "rack": "a"}], "racks": ["a"],
+                "broker_count": 3, "kafka_version": "4.1", "config": {}},
+    "change": {"before": _TOPIC_SAMPLE, "after": _TOPIC_SAMPLE, "actions": ["update"]},
+    "object": _TOPIC_SAMPLE,
+    "oldObject": _TOPIC_SAMPLE,
+}
 #: what each ``applies_to`` of a CEL rule binds, and the rule targets it checks
 KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "topics": (("topic", "cluster"), ("manifest", "snapshot")),
