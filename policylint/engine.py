@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from msgspec import Struct, field
 
-from . import kafka_configs
+from . import kafka_configs, platforms
 from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_min_isr,
                     manifest_rf, manifest_rf_stated, min_isr_is_default, smallest_rf,
                     snapshot_topic_rf, unknown_fields)
@@ -229,7 +229,9 @@ class Context(Struct):
             profile = self.profile_for(target)
             prefixes = tuple(self.policy.config_prefixes) + \
                 (profile.vendor_configs if profile is not None else ()) + \
-                (target.vendor_configs if isinstance(target, TopicSpec) else ())
+                (target.vendor_configs + platforms.config_prefixes(
+                    platforms.of(self.policy, target)) if isinstance(target, TopicSpec)
+                 else ())
             found = self._issues[id(target)] = [
                 tuple.__new__(ConfigEntry, (config, *issue)) for config in configs
                 for issue in _judged_config(releases, prefixes, config.config)]

@@ -1,5 +1,6 @@
 from itertools import compress, count
 
+from .. import platforms
 from ..model import Plan, Snapshot
 from ..rule import Rule
 
@@ -12,7 +13,8 @@ class RfBelowMinimum(Rule):
     its cluster has at least `min` brokers, or no broker count is known: a declaration's
     own RF, at its line; a snapshot topic's RF; a plan entry that brings a partition's RF
     below the minimum from a current RF at or above it (one finding per topic, at its
-    first such entry).
+    first such entry). A declaration whose platform decides its RF (Aiven Inkless takes a
+    diskless topic's as 1) is the platform's to judge (PL609), not this rule's.
 
     Declarations that set no RF inherit their cluster's `default.replication.factor`, or
     Kafka's default 1 where the cluster is among the inputs and does not set it: that is
@@ -73,6 +75,8 @@ class RfBelowMinimum(Rule):
                     yield self._finding(f"topic {topic.name}", rf, options,
                                         topic.where("name"), topic.name)
         else:
+            if platforms.decided_rf(platforms.of(ctx.policy, target), target.config):
+                return  # the platform takes this RF (Inkless' diskless topics: 1), PL609's
             rf = ctx.declared(target)[0]
             if rf.value is None:
                 ctx.unchecked.add(self.code, target.where("name"), target.name,

@@ -39,23 +39,18 @@ class PlatformRefused(Rule):
     def check(self, target, ctx, options):
         if not isinstance(target, TopicSpec):
             return
-        name = ctx.policy.platform_of(target.cluster) or platforms.detected(target.kind)
+        name = platforms.of(ctx.policy, target)
         if name is None or name == "apache":
             return
         platform = platforms.profile(name)
         before = ctx.base_manifest(target.name) if ctx.base is not None else None
         for entry in platform["refuses"]:
-            if not _applies(entry.get("when"), target.config):
+            if not platforms.applies(entry.get("when"), target.config):
                 continue
             said = f"{platform['title']} {entry['why']} ({entry['source']})"
             for key, at in _refused(entry, target, before):
                 yield self.finding(f"topic {target.name}: {key + ': ' if key else ''}{said}",
                                    at=at, topic=target.name)
-
-
-def _applies(when, config: dict) -> bool:
-    return not when or all(kafka_configs.as_text(config.get(k, "")).strip().lower() == str(v)
-                           for k, v in when.items())
 
 
 def _refused(entry: dict, spec: TopicSpec, before: TopicSpec | None):
