@@ -469,11 +469,52 @@ def test_a_terraform_module_called_twice_declares_its_topics_twice_each_in_its_s
             }
             """)})
     inputs = read_inputs([str(tmp_path)])
-    assert sorted((t.name, t.origin) for t in inputs.manifests) == [
-        ("orders-dev", "module.topics.kafka_topic.orders"),
-        ("orders-prod", "module.topics.kafka_topic.orders")]
+    # each named by its call, as two root modules call it by one name
+    assert sorted((t.name, t.origin.rsplit("/", 3)[0].rpartition(" ")[0] + " " +
+                   "/".join(t.origin.rsplit("/", 3)[1:])) for t in inputs.manifests) == [
+        ("orders-dev", "module.topics.kafka_topic.orders, called from envs/dev/main.tf"),
+        ("orders-prod", "module.topics.kafka_topic.orders, called from envs/prod/main.tf")]
     found = lint([str(tmp_path)], select=["PL203"]).findings  # RF 3 on dev's one broker
     assert [(f.topic, f.line) for f in found] == [("orders-dev", 4)]
+
+
+def test_terraform_root_modules_in_subfolders_are_read_from_the_repository_root(
+        tmp_path, monkeypatch):
+    """Environments as root modules in subfolders, each calling a shared module with topics
+    read from its own YAML (yamldecode(file("${path.module}/..."))): linted from the
+    repository root, each call's topics are read, evaluated in its own module (path.module
+    and file() as Terraform has them where it runs: in the root module)."""
+    call = textwrap.dedent("""\
+        locals {
+          requests = yamldecode(file("${path.module}/topic_requests.yaml"))["topics"]
+        }
+        module "topics" {
+          source = "../../modules/topics"
+          topics = local.requests
+        }
+        """)
+    requests = "topics:\n  - {{request_id: r1, name: {0}, partitions: 3, replication_factor: {1}}}\n"
+    write_files(tmp_path, {
+        "envs/prod/main.tf": call, "envs/prod/topic_requests.yaml": requests.format("orders", 3),
+        "envs/dev/main.tf": call, "envs/dev/topic_requests.yaml": requests.format("orders-dev", 1),
+        "modules/topics/main.tf": textwrap.dedent("""\
+            variable "topics" {}
+            resource "kafka_topic" "this" {
+              for_each           = { for t in var.topics : t.request_id => t }
+              name               = each.value.name
+              partitions         = each.value.partitions
+              replication_factor = each.value.replication_factor
+            }
+            """)})
+    monkeypatch.chdir(tmp_path)
+    topics = sorted((t.name, t.rf, t.origin) for t in read_inputs(["."]).manifests)
+    assert topics == [
+        ("orders", 3, 'module.topics.kafka_topic.this["r1"], called from envs/prod/main.tf'),
+        ("orders-dev", 1,
+         'module.topics.kafka_topic.this["r1"], called from envs/dev/main.tf')]
+    found = lint(["."], select=["PL209"]).findings
+    assert [(f.file, f.line, f.topic) for f in found] == [("modules/topics/main.tf", 6,
+                                                          "orders-dev")]
 
 
 def test_terraform_modules_that_feed_each_other_go_round_no_further(tmp_path):

@@ -190,7 +190,11 @@ def _named(namespace: str, name: str, scope: Scope) -> Any:
     if namespace == "each" and scope.each is not None and name in ("key", "value"):
         return scope.each[0] if name == "key" else scope.each[1]
     if namespace == "path" and name in ("module", "root", "cwd"):
-        return scope.folder or "."
+        # as Terraform has them where it runs: in the root module (the module's caller),
+        # path.module relative to it; file() reads relative to it too (_file)
+        root = _root(scope)
+        return posixpath.relpath(scope.folder or ".", root) if name == "module" else \
+            "." if name == "root" else root
     return UNKNOWN  # another resource's attribute, a data source, a module output
 
 
@@ -371,8 +375,16 @@ def _call(node: Any, scope: Scope) -> Any:
     return made
 
 
+def _root(scope: Scope) -> str:
+    """The folder of the root module Terraform runs in for ``scope``: the caller of the
+    module where a call feeds it, else the module itself."""
+    for _, caller in (scope.fed or {}).values():
+        return caller or "."
+    return scope.folder or "."
+
+
 def _file(scope: Scope, name: str) -> str:
-    path = name if os.path.isabs(name) else os.path.join(scope.folder or ".", name)
+    path = name if os.path.isabs(name) else os.path.join(_root(scope), name)
     if os.path.getsize(path) > MAX_FILE:
         raise _Unknown()
     with open(path, encoding="utf-8") as f:

@@ -314,13 +314,14 @@ def topics(doc: Document, fields: Fields | None, related: dict) -> list[TopicSpe
     # a module called N times declares its topics N times, each in the scope of its call;
     # one nobody among the inputs calls, once, as it is written
     for call in calls or [None]:
-        found += _instances_of(doc, fields, folder, related, call)
+        found += _instances_of(doc, fields, folder, related, call, calls)
     return found
 
 
 def _instances_of(doc: Document, fields: Fields, folder: str, related: dict,
-                  call: Document | None) -> list[TopicSpec]:
-    """The topics a resource declares, for one call of its module (None: no call)."""
+                  call: Document | None, calls: list[Document]) -> list[TopicSpec]:
+    """The topics a resource declares, for one call of its module (None: no call; every
+    call: ``calls``, each named where there are several)."""
     values = doc.data["values"]
     kind, name = doc.data["type"], doc.data["name"]
     if call is not None:  # each call's topics are told apart by their document
@@ -339,6 +340,9 @@ def _instances_of(doc: Document, fields: Fields, folder: str, related: dict,
         topic = _topic(doc, fields, kind, prefix + address, instance, fed, related)
         if topic is not None:
             topic.placed_at = None if call is None else call.source.name
+            if len(calls) > 1:  # root modules in several folders call it by one name
+                topic.origin = f"{prefix + address}, called from {call.source.name}"
+                topic.resource = ("terraform", call.source.name, prefix + address)
             found.append(topic)
     return found
 
