@@ -16,6 +16,7 @@ from typing import NamedTuple
 from .planner import PlanError, Request, make, read_snapshot
 from .planner.batches import one_at_a_time, split, throttled
 from .planner.report import text
+from .words import count
 
 
 class Written(NamedTuple):
@@ -112,7 +113,7 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
                        text(made, what, sizes, [], throttle) +
                        _how_to_run(made, [], [], output, throttle), None, stale)
     linted = _lint(plan, snapshot_path, snapshot, made.brokers, policy, bool(request.rf),
-                   output or "plan.json", request.in_flight)
+                   output or "-", request.in_flight)  # "-": the plan printed, no file
     batches = one_at_a_time(made, sizes) if one_replica else \
         split(made, max_per_broker, batch_size, sizes)
     summary = text(made, what, sizes, batches, throttle)
@@ -223,7 +224,7 @@ def _how_to_run(made, batches, files, output, throttle) -> str:
             configs = throttled(made, batches[k - 1])
             senders = {b for i in batches[k - 1].entries for b in made.before[i]}
             lines.append(f"      it sets leader/follower.replication.throttled.replicas on "
-                         f"{len(configs)} topics and the rates on {len(senders)} brokers")
+                         f"{count(len(configs), 'topic')} and the rates on {count(len(senders), 'broker')}")
     election = [path for path, _ in files if ".election" in path]
     if election:  # the order is written; leadership moves when elected
         lines.append(f"    kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type "

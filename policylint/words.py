@@ -49,7 +49,12 @@ def ids(values: Iterable[Any]) -> str:
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    return word if n == 1 else many or word + "s"
+    """``entry``, ``entries``; ``topic``, ``topics``."""
+    if n == 1:
+        return word
+    if many is None and word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return many or word + "s"
 
 
 def count(n: int, word: str, many: str | None = None) -> str:

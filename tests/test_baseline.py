@@ -56,6 +56,15 @@ def test_a_baseline_reports_only_new_findings(repo):
     assert "1 of its findings are fixed" in out
 
 
+def test_the_count_said_is_the_count_written(repo):
+    """A suppressed finding is not recorded, and not counted as written."""
+    write_files(repo, {"topics/d.yaml": TOPIC.format(name="d", rf=1, min_isr=1).replace(
+        "  replicas: 1", "  # policylint: disable=PL209 known\n  replicas: 1")})
+    code, _, err = run(repo, "topics", "--write-baseline", "baseline.json")
+    recorded = json.loads((repo / "baseline.json").read_text())["findings"]
+    assert code == 0 and len(recorded) == 2 and "wrote 2 findings" in err, err
+
+
 def test_the_policys_baseline_is_relative_to_the_policy(repo):
     write_files(repo, {"kafka/policy.yaml": "baseline: baseline.json\n"})
     run(repo, "topics", "--write-baseline", "kafka/baseline.json")
