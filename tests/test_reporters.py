@@ -280,3 +280,21 @@ def test_json_findings_carry_their_end_url_and_fix(tmp_path, monkeypatch):
     assert found["fix"] == {"action": "rename", "path": ["spec", "config", "retention.mss"],
                             "value": "1000", "key": "retention.ms"}
     assert out["summary"]["fixable"] == 1
+
+
+def test_sarif_paths_are_relative_to_the_repository_root_from_anywhere(tmp_path, monkeypatch):
+    """Run from outside the repository (a CI step in another folder): the URIs are still
+    relative to the root of the repository that holds each file."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "kafka").mkdir()
+    (repo / "kafka" / "t.yaml").write_text(
+        "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: t}\n"
+        "spec: {partitions: 1, replicas: 1}\n")
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    sarif = json.loads(render("sarif", lint(["../repo/kafka"])))
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in sarif["runs"][0]["results"]}
+    assert uris == {"kafka/t.yaml"}

@@ -33,21 +33,23 @@ def to_json(document: object) -> str:
     return encoded.decode("utf-8") + "\n"
 
 
-@lru_cache(maxsize=None)
-def _repo_root(cwd: str) -> Path:
-    """The enclosing git work tree (found without running git), else the working directory."""
-    here = Path(cwd)
+@lru_cache(maxsize=4096)
+def _repo_root(folder: str) -> Path | None:
+    """The git work tree that holds ``folder`` (found without running git), or None."""
+    here = Path(folder)
     for directory in (here, *here.parents):
         if (directory / ".git").exists():
             return directory
-    return here
+    return None
 
 
 def repo_relative(file: str) -> str:
-    """A finding's file relative to the repository root, as code scanning and workflow
-    annotations expect, with ``/`` separators."""
-    root = _repo_root(os.getcwd())
-    return os.path.relpath(os.path.abspath(file), root).replace(os.sep, "/")
+    """A finding's file relative to the root of the repository that holds it (wherever
+    policylint runs from), as code scanning and workflow annotations expect, with ``/``
+    separators; a file in no repository, relative to the working directory."""
+    path = os.path.abspath(file)
+    root = _repo_root(os.path.dirname(path)) or os.getcwd()
+    return os.path.relpath(path, root).replace(os.sep, "/")
 
 
 def write(path: str, text: str) -> None:
