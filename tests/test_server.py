@@ -238,3 +238,21 @@ async def test_commands_fix_all_and_print_debug_information(client, workspace):
         command="policylint.printDebugInformation", arguments=[]))
     assert text.startswith("policylint ") and "debounce 0 ms" in text
     assert f"folder {workspace}: clusters {workspace / 'kafka.yaml'}" in text
+
+
+@pytest.mark.asyncio
+async def test_requests_on_a_document_never_opened_answer_null(client, workspace):
+    """A hover, completion, code action or outline on a URI the server never saw (no file
+    behind it either) answers null or nothing, and logs no traceback."""
+    uri = (workspace / "never-opened.yaml").as_uri()
+    where = types.TextDocumentIdentifier(uri=uri)
+    assert await client.text_document_hover_async(types.HoverParams(
+        text_document=where, position=types.Position(0, 0))) is None
+    assert await client.text_document_completion_async(types.CompletionParams(
+        text_document=where, position=types.Position(0, 0))) is None
+    assert not await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=where))
+    assert not await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=where, range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert not any("Traceback" in str(m) for m in client.log_messages), client.log_messages

@@ -178,8 +178,15 @@ def build() -> Any:
         for uri in list(state["linted"]):
             publish(ls, uri)
 
+    def opened(ls: LanguageServer, uri: str) -> Any:
+        """The open document of ``uri``; None for one the editor has not opened (a request
+        on it answers null, as for a document with nothing to say)."""
+        return ls.workspace.text_documents.get(uri)
+
     def current(ls: LanguageServer, uri: str) -> Linted | None:
-        document = ls.workspace.get_text_document(uri)
+        document = opened(ls, uri)
+        if document is None:
+            return None
         known = state["linted"].get(uri)
         if known is None or known[0] != document.version:
             publish(ls, uri)
@@ -196,7 +203,9 @@ def build() -> Any:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LanguageServer, params: types.HoverParams) -> Any:
-        document = ls.workspace.get_text_document(params.text_document.uri)
+        document = opened(ls, params.text_document.uri)
+        if document is None:
+            return None
         lines = document.lines
         row = params.position.line
         if row >= len(lines):
@@ -220,7 +229,9 @@ def build() -> Any:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=[":", " "]))
     def completion(ls: LanguageServer, params: types.CompletionParams) -> Any:
-        document = ls.workspace.get_text_document(params.text_document.uri)
+        document = opened(ls, params.text_document.uri)
+        if document is None:
+            return None
         lines = [line.rstrip("\r\n") for line in document.lines] or [""]
         row = min(params.position.line, len(lines) - 1)
         line = lines[row]
