@@ -22,8 +22,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(LINT) $(STAMP)
 
+# the demo's extras: capture, plan, CEL and the in-process audit (no Spark)
+DEMO := $(VENV)/.installed-demo
+
+$(DEMO): pyproject.toml $(LINT)
+	$(BIN)/pip install --quiet -e '.[demo]'
+	touch $(DEMO)
+
 # a quick first look: lint on the bundled examples as soon as the CLI is installed; the
-# live capture and the fleet audit install what they need first, and say so
+# live capture and the fleet audit install what they need first, and say so; each command
+# is echoed as it is run
 demo: $(LINT)
 	@echo '$$ policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml'
 	@$(BIN)/policylint lint examples/gitops --cluster examples/clusters/prod-eu-1.json --policy examples/policylint.yaml || true
@@ -37,10 +45,10 @@ demo: $(LINT)
 	@echo '$$ policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json'
 	@$(BIN)/policylint lint examples/clean --cluster examples/clusters/prod-eu-1.json
 	@echo
-	@echo '# next: a live cluster and a fleet audit. Installing policylint[capture,spark,dev]'
-	@echo '# (a Kafka client, a local broker and Apache Spark: pyspark is about 0.5 GB) ...'
-	@$(MAKE) --no-print-directory $(STAMP)
-	@echo '$$ policylint lint examples/team-rules    # a team'"'"'s own rules, in CEL, in its policy'
+	@echo '# next: a team'"'"'s rules, a plan, a live cluster and a fleet audit. Installing'
+	@echo '# policylint[demo] (CEL, OR-Tools, a Kafka client, a local broker, pyarrow) ...'
+	@$(MAKE) --no-print-directory $(DEMO)
+	@echo '$$ cd examples/team-rules && policylint lint . --select TEAM    # a team'"'"'s own rules, in CEL'
 	@cd examples/team-rules && ../../$(BIN)/policylint lint . --select TEAM || true
 	@echo '$$ policylint plan examples/clusters/prod-eu-1.json --allow-in-flight --add 7:eu-1a,8:eu-1b,9:eu-1c -o .demo/expand.json --force'
 	@mkdir -p .demo

@@ -198,3 +198,23 @@ def test_the_readmes_ci_snippets_run_as_shown(tmp_path, script, job):
         found = json.loads(text) if name.endswith(".json") else ElementTree.fromstring(text)
         assert found is not None and len(found)
         assert "file is empty" not in text and "PL100" not in text, kind
+
+
+def test_the_team_rules_block_is_the_bundled_example():
+    """The README's CEL rules are examples/team-rules/.policylint.yaml, word for word."""
+    block = re.search(r"```yaml\n# \.policylint\.yaml\n(cel_rules:\n.*?)```", README, re.S)[1]
+    bundled = (ROOT / "examples/team-rules/.policylint.yaml").read_text()
+    assert block == bundled[bundled.index("cel_rules:"):]
+
+
+def test_the_readmes_figures_are_true(request):
+    """The test count the README states is within a tenth of the suite's, and the range of
+    Kafka releases it says the config table covers is the table's."""
+    from policylint import kafka_configs
+    stated = int(re.search(r"for the ([\d,]+) tests", README)[1].replace(",", ""))
+    collected = len(request.session.items)
+    if collected > 1000:  # the whole suite, not a selection of it
+        assert abs(stated - collected) <= collected / 10, (stated, collected)
+    newest = kafka_configs.newest()
+    assert f"topic-level config of Kafka {kafka_configs.known_versions()[0]} to {newest}" \
+        in README

@@ -455,6 +455,8 @@ def test_audit_under_spark_submit(spark, fleet_dir, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     expected = {f[:6] for f in local_findings(sorted(fleet_dir.rglob("*.json")))}
     assert finding_keys(read_json_lines(out / "findings")) == expected
+    assert "Warning" not in done.stderr.replace("WARNING: Using incubator modules", ""), \
+        done.stderr[-3000:]  # quiet: not PySpark's notice of pandas 3 either
 
 
 CEL_POLICY = {"cel_rules": [

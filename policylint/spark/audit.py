@@ -46,6 +46,10 @@ def session(master: str | None = None, app: str = "policylint audit",
     errors only, from the JVM's first line. A progress bar only on a terminal, verbose or
     not: in a CI log its redrawn lines hide the audit's own."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if not verbose:  # PySpark's notice of pandas 3 (OR-Tools' dependency): not the audit's
+        import warnings
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
+                                FutureWarning)
     builder = SparkSession.builder.appName(app)
     quiet = [] if verbose else [f"-Dlog4j2.configurationFile=file:{QUIET_LOG}"]
     # defaults, not extraJavaOptions: a user's own driver options are kept, and come later
