@@ -292,8 +292,6 @@ def lint(
              if p and p != "-" and os.path.isfile(p)]
     _check_targets(extra, named, force)
     from .linter import lint as run_lint
-    from .sources import outputs
-    outputs.set(tuple(file for _, file in extra))  # never read back as inputs
     started = time.perf_counter()
     piped = None  # `lint - --fix`: standard input, kept to print unchanged if nothing is fixed
     if fix and paths == ["-"] and sys.stdin is not None and not sys.stdin.isatty():

@@ -396,7 +396,7 @@ def test_output_that_cannot_be_written_is_one_line(tmp_path):
 
 def test_partitions_under_min_isr_are_left_as_they_are(tmp_path):
     topics = {"t": [{"replicas": [1, 2, 3], "isr": [1, 2, 3]},
-                    {"replicas": [1, 2], "isr": [1, 2]}]}
+                    {"replicas": [1, 2, 3], "isr": [1, 2]}]}
     snap = write_snapshot(tmp_path / "s.json", SIX, topics,
                           config={"min.insync.replicas": "3"})
     out = run(snap, Request(add={7: "a"}), brokers=None, log_dirs=None, policy=None,

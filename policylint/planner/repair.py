@@ -101,15 +101,17 @@ def repair(plan: Plan, ctx) -> Repair:
 def _undone(today: list[list[int]], planned: list[list[int]], fixed: list[list[int]],
             named: set[int]) -> str | None:
     """What the fixed plan would undo of the plan as written (None: nothing): brokers it
-    drains (every replica leaves them) getting replicas back, brokers it brings in (they
-    hold none today) left with none."""
+    drains (moves of the same RF take every replica off them) getting replicas back,
+    brokers it brings in (they hold none today) left with none."""
     def holders(lists, chosen):
         return {b for pid, r in enumerate(lists) if (pid in named) == chosen for b in r
                 if b >= 0}
     kept = holders(today, False)  # the partitions the plan does not name
     before, after = kept | holders(today, True), kept | holders(planned, True)
     fixed_ = kept | holders(fixed, True)
-    back = sorted((before - after) & fixed_)
+    moved_off = {b for pid in named if len(planned[pid]) == len(today[pid])
+                 for b in set(today[pid]) - set(planned[pid])}  # a move, not an RF change
+    back = sorted((before - after) & moved_off & fixed_)
     if back:
         return (f"its only fix puts replicas back on broker {', '.join(map(str, back))}, "
                 "which the plan drains")

@@ -121,24 +121,17 @@ def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (
             raise InputError(f"{path}: no such file or directory")
 
 
-#: the files this run writes its result to (``--report``, ``-o``), as the CLI names them
-outputs: ContextVar[tuple[str, ...]] = ContextVar("outputs", default=())
-
-
 def _run_outputs() -> set:
-    """The (device, inode) of each file this run writes to: standard output redirected to
-    a file (``policylint lint . > report.json``: the shell made it, empty, before the run
-    started) and the ``outputs`` that exist already."""
+    """The (device, inode) of standard output where it is redirected to a file
+    (``policylint lint . > report.json``: the shell made it, empty, before the run started):
+    the run's own output, never read as an input. (``--report`` and ``-o`` targets are
+    written after the run, and never over one of its inputs: ``writes``.)"""
     import stat
-    keys = set()
-    for fd_or_path in (1, *outputs.get()):
-        try:
-            info = os.fstat(fd_or_path) if isinstance(fd_or_path, int) else os.stat(fd_or_path)
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(info.st_mode):
-            keys.add((info.st_dev, info.st_ino))
-    return keys
+    try:
+        info = os.fstat(1)
+    except (OSError, ValueError):
+        return set()
+    return {(info.st_dev, info.st_ino)} if stat.S_ISREG(info.st_mode) else set()
 
 
 def _once(path: str, name: str, explicit: bool, seen: set) -> Iterator[Walked]:
