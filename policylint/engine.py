@@ -354,14 +354,22 @@ def _judged_config(releases: tuple[str, ...], prefixes: tuple, config: dict
 def _window_issues(releases: tuple[str, ...], prefixes: tuple, config: tuple
                    ) -> tuple[tuple, ...]:
     """(key, value, release, status, problem, only) of the keys of one config worth
-    reporting on some release of ``releases`` (see ``ConfigEntry``)."""
+    reporting on some release of ``releases`` (see ``ConfigEntry``). A key no release
+    knows has one verdict on all of them, said once (a hostile config of 20,000 such keys
+    is not judged 20,000 times per release)."""
+    ever = kafka_configs.ever_known()
+    never = {key for key, _ in config[0] if key not in ever and not (
+        prefixes and key.startswith(prefixes))}
+    alien = tuple((key, value, releases[-1], kafka_configs.status(key, releases[-1]), None,
+                   None) for key, value in config[0] if key in never)
     if len(releases) == 1:
-        return tuple(issue + (None,) for issue in _config_issues(releases[0], prefixes, config))
+        return tuple(issue + (None,) for issue in _config_issues(
+            releases[0], prefixes, config, never)) + alien
     verdicts: dict[str, dict[str, tuple]] = {}  # key -> release -> its issue
     for release in releases:
-        for issue in _config_issues(release, prefixes, config):
+        for issue in _config_issues(release, prefixes, config, never):
             verdicts.setdefault(issue[0], {})[release] = issue
-    found = []
+    found = list(alien)
     for by_release in verdicts.values():
         newest = by_release[max(by_release, key=releases.index)]
         # the releases with the newest one's verdict (its status, and a refusal or none)
@@ -372,12 +380,14 @@ def _window_issues(releases: tuple[str, ...], prefixes: tuple, config: tuple
     return tuple(found)
 
 
-def _config_issues(release: str, prefixes: tuple, config: tuple) -> tuple[tuple, ...]:
-    """(key, value, release, status, problem) of the keys of one config worth reporting;
-    ``config``: its ``memo_key`` (its items, and their values' types)."""
+def _config_issues(release: str, prefixes: tuple, config: tuple, never: set = frozenset()
+                   ) -> tuple[tuple, ...]:
+    """(key, value, release, status, problem) of the keys of one config worth reporting
+    (but those in ``never``); ``config``: its ``memo_key`` (its items, and their values'
+    types)."""
     found = []
     for key, value in config[0]:
-        if prefixes and key.startswith(prefixes):
+        if prefixes and key.startswith(prefixes) or key in never:
             continue
         status = kafka_configs.status(key, release)
         problem = kafka_configs.judge(release, key, value)[0]

@@ -156,6 +156,12 @@ def removed_in(key: str, version: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def ever_known() -> frozenset:
+    """Every key a topic config of some known release."""
+    return frozenset(key for version in known_versions() for key in table(version))
+
+
 def added_in(key: str) -> str | None:
     return next((v for v in known_versions() if key in table(v)), None)
 
@@ -168,7 +174,7 @@ def status(key: str, release: str) -> str:
     spec = table(release).get(key)
     if spec is not None:
         return "deprecated" if spec.get("deprecated") else "known"
-    if removed_in(key, release):
+    if key in ever_known() and removed_in(key, release):
         return "removed"
     return "broker" if key in BROKER_KEYS else "unknown"
 
