@@ -40,11 +40,14 @@ def test_removed_and_deprecated_keys():
     assert kc.removed_in("message.format.version", "4.0") == "4.0"
     assert kc.removed_in("message.format.version", "3.9") is None
     assert not kc.table("3.5")["message.timestamp.difference.max.ms"].get("deprecated")
-    # Kafka 4.0's upgrade notes: KIP-937 removes it, KIP-1030 raises segment.bytes' floor
+    # Kafka 4.0's upgrade notes: KIP-937 removes it; KIP-1030's segment.bytes floor is
+    # 4.1's as running Kafkas answer (4.0.2 accepts 1048575, 4.1.2 refuses it)
     assert kc.removed_in("message.timestamp.difference.max.ms", "4.2") == "4.0"
-    assert [kc.table(v)["segment.bytes"]["min"] for v in ("3.9", "4.0", "4.2")] == \
-        [14, 1048576, 1048576]
-    assert kc.table("4.1") == kc.table("4.0") == kc.table("4.2")
+    assert [kc.table(v)["segment.bytes"]["min"] for v in ("3.9", "4.0", "4.1", "4.2")] == \
+        [14, 14, 1048576, 1048576]
+    assert kc.table("4.1") == kc.table("4.2")
+    # a running 4.0.2 and later answer "Unknown topic config name"
+    assert kc.removed_in("message.downconversion.enable", "4.0") == "4.0"
 
 
 @pytest.mark.parametrize("wanted, release", [

@@ -35,7 +35,9 @@ CLUSTER_KEYS = frozenset(BROKER_KEYS) | {
     "min.insync.replicas", "default.replication.factor", "num.partitions",
     "offsets.topic.replication.factor", "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr", "unclean.leader.election.enable",
-    "auto.create.topics.enable"}
+    "auto.create.topics.enable",
+    # whether topics may enable tiered storage (PL607: Kafka refuses it where off)
+    "remote.log.storage.system.enable"}
 CHUNK = 500  # topics per describe request: a 10,000-topic cluster in 20 requests, not one
 _DEFAULT = "DEFAULT_CONFIG"
 
@@ -69,7 +71,7 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
     """The ClusterSnapshot document of the cluster behind ``admin``; ``topics`` are glob
     patterns (default: every topic)."""
     started = now()
-    info = admin.describe_cluster()
+    info = _cluster(admin)
     controller = info.get("controller_id")
     brokers = sorted(({"id": b["broker_id"], "rack": b.get("rack")} for b in info["brokers"]),
                      key=lambda b: b["id"])
@@ -120,6 +122,21 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
                    for t in sorted(described)],
     }
     return doc
+
+
+def _cluster(admin: Any) -> dict:
+    """DescribeCluster's answer (brokers, controller, cluster id); from the client's
+    metadata where the client cannot read the broker's DescribeCluster (kafka-python reads
+    Kafka 3.3's v0 with a KeyError): the same brokers, racks and controller."""
+    try:
+        return admin.describe_cluster()
+    except KeyError:
+        metadata = admin._client.cluster  # the metadata the client bootstrapped from
+        controller = getattr(metadata, "controller", None)
+        return {"cluster_id": getattr(metadata, "cluster_id", None),
+                "controller_id": getattr(controller, "node_id", None),
+                "brokers": [{"broker_id": b.node_id, "rack": b.rack}
+                            for b in metadata.brokers()]}
 
 
 def _features(admin: Any) -> dict[str, int] | None:

@@ -45,14 +45,14 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.0": ("3.9", {
         "message.format.version": None,  # KIP-724
         "message.timestamp.difference.max.ms": None,  # KIP-937: deprecated in 3.6, removed
-        "segment.bytes": {"min": 1048576},  # KIP-1030: 14 bytes -> 1 MiB
         "message.timestamp.after.max.ms": {"default": 3600000},  # KIP-1030: 1 hour
-        # a no-op since 4.0 ("deprecated for removal in 5.0", TopicConfig's javadoc), and no
-        # broker setting stands for it (ServerTopicConfigSynonyms at trunk commit 0aaa9905)
-        "message.downconversion.enable": {"deprecated": True, "synonyms": []},
+        # removed: a running Kafka 4.0.2 to 4.4.0 answers "Unknown topic config name"
+        # (bench/kafka_oracle.py), though TopicConfig's javadoc called it a deprecated no-op
+        "message.downconversion.enable": None,
     }),
-    # no topic-level config added, removed or validated differently
-    "4.1": ("4.0", {}),
+    # KIP-1030's segment.bytes minimum of 1 MiB (14 bytes before): a running 4.0.2 still
+    # accepts 1048575, 4.1.2 refuses it (bench/kafka_oracle.py)
+    "4.1": ("4.0", {"segment.bytes": {"min": 1048576}}),
     # KIP-1161 makes LIST configs stricter, but cleanup.policy keeps accepting an empty
     # list (infinite retention) and ignores repeats: its verdicts are 4.1's
     "4.2": ("4.1", {}),
@@ -338,6 +338,21 @@ def _java_synonyms(java: str, resolve: "Resolver") -> dict[str, list[list]]:
     return found
 
 
+#: corrections of a tagged release as its newest patch behaves, where a running Kafka
+#: (bench/kafka_oracle.py) answers otherwise than the tag's sources: the table judges a
+#: minor release by its newest patch
+PATCHES: dict[str, dict[str, dict]] = {
+    # 3.8.1 accepts lz4 levels up to 17 (the 3.8.0 tag's LogConfig said 9)
+    "3.8": {"compression.lz4.level": {"max": 17}},
+}
+
+
+def apply_patches(versions: dict[str, dict]) -> None:
+    for version, changes in PATCHES.items():
+        for key, change in changes.items():
+            versions[version][key].update(change)
+
+
 def apply_deltas(versions: dict[str, dict]) -> None:
     """Adds each release of ``DELTAS`` to ``versions``, built from its base release."""
     for version, (base, changes) in DELTAS.items():
@@ -365,6 +380,7 @@ def main() -> None:
     else:
         versions = {tag.rsplit(".", 1)[0]: configs_at(args.kafka_git, tag) for tag in TAGS}
         versions[args.trunk_as] = configs_at(args.kafka_git, "HEAD")
+    apply_patches(versions)
     apply_deltas(versions)
     Path(args.out).write_text(json.dumps(
         {"source": "Apache Kafka LogConfig/TopicConfig per release; see derive.py",

@@ -1,0 +1,238 @@
+"""Kafka as the judge of policylint's verdicts: a corpus of topic declarations per release,
+sent to a real cluster as CreateTopics with ``validateOnly`` (nothing is created), and the
+same declarations linted by policylint against a profile of that cluster. For every case
+Kafka's answer (refused or accepted) must equal policylint's (a refusal finding, or none).
+
+A refusal finding is an error of a rule that says Kafka refuses the declaration
+(``REFUSALS``); the other rules' findings are policy judgements (``min.insync.replicas``
+above the RF is accepted by Kafka at creation and reported by PL301 because every acks=all
+write then needs every replica) and are not compared.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: the rules whose errors say "Kafka refuses this" (the others judge policy)
+REFUSALS = ("PL101", "PL203", "PL601", "PL602", "PL603", "PL605", "PL607", "PL702")
+BROKERS = 3
+
+
+@dataclass
+class Case:
+    name: str  # the topic's name, unique in the corpus
+    what: str  # what it tries, for a disagreement's report
+    config: dict = field(default_factory=dict)
+    partitions: int = 1
+    rf: int = 3
+
+
+@dataclass
+class Verdict:
+    refused: bool
+    why: str  # Kafka's error, or policylint's rules
+
+
+def _values(key: str, spec: dict) -> list[tuple[str, str]]:
+    """(value, what) of valid, invalid and boundary values of one config key."""
+    kind, found = spec.get("type"), []
+    default = spec.get("default")
+    if default is not None and not (kind == "list" and default == ""):
+        text = str(default).lower() if isinstance(default, bool) else str(default)
+        found.append((text, "its default"))
+    for value in spec.get("values") or ():
+        found.append((str(value), "a valid value"))
+    if kind in ("int", "long", "double"):
+        found.append(("not-a-number", "no number"))
+        for bound in ("min", "max"):
+            if spec.get(bound) is not None:
+                edge = spec[bound]
+                step = 1 if kind != "double" else 0.5
+                found.append((str(edge), f"its {bound}"))
+                beyond = edge - step if bound == "min" else edge + step
+                if kind == "int" and not -2**31 <= beyond < 2**31 or \
+                        kind == "long" and not -2**63 <= beyond < 2**63:
+                    continue
+                found.append((str(beyond), f"beyond its {bound}"))
+        if kind == "int":
+            found.append((str(2**31), "beyond an int"))
+    elif kind == "boolean":
+        found += [("true", "true"), ("FALSE", "false in capitals"), ("maybe", "no boolean")]
+    elif kind == "string" and spec.get("values"):
+        found.append(("bogus", "not one of its values"))
+    elif kind == "list" and spec.get("subset"):
+        found += [(",".join(spec["subset"]), "every value"), ("bogus", "not one of its values"),
+                  ("compact,compact", "a value twice"), ("", "an empty list")]
+    elif spec.get("throttled_replicas"):
+        found += [("*", "every replica"), ("0:1,1:2", "partition:broker pairs"),
+                  ("0-1", "no partition:broker pair")]
+    return found
+
+
+def corpus(release: str) -> list[Case]:
+    """Thousands of declarations for ``release``: every topic config key Kafka knows there
+    with valid, invalid and boundary values, keys it does not know (typos, broker-level
+    names, keys of other releases), RF against the brokers, min.insync.replicas against
+    the RF, and the combinations LogConfig refuses."""
+    from policylint import kafka_configs
+    cases: list[Case] = []
+
+    def add(what: str, config: dict | None = None, **kw) -> None:
+        cases.append(Case(f"oracle-{len(cases):04d}", what, config or {}, **kw))
+
+    table = kafka_configs.table(release)
+    for key, spec in sorted(table.items()):
+        for value, what in _values(key, spec):
+            add(f"{key}={value!r} ({what})", {key: value})
+    every = set().union(*(kafka_configs.table(v) for v in kafka_configs.known_versions()))
+    for key in sorted(every - set(table)):  # a key of another release
+        spec = next(kafka_configs.table(v)[key] for v in kafka_configs.known_versions()
+                    if key in kafka_configs.table(v))
+        value = _values(key, spec)[0][0] if _values(key, spec) else "1"
+        add(f"{key}={value!r} (a key of another release)", {key: value})
+    for key in ("retention.mss", "log.retention.hours", "log.segment.bytes",
+                "message.max.bytes", "num.partitions", "confluent.placement.constraints",
+                "cleanup_policy"):
+        add(f"{key} (no topic config)", {key: "1"})
+    for rf in (1, 2, 3, 4, 7):
+        add(f"replication factor {rf} on {BROKERS} brokers", rf=rf)
+    for partitions in (1, 1000):
+        add(f"{partitions} partitions", partitions=partitions)
+    for min_isr, rf in ((2, 3), (3, 3), (4, 3), (2, 1)):
+        add(f"min.insync.replicas {min_isr} with replication factor {rf}",
+            {"min.insync.replicas": str(min_isr)}, rf=rf)
+    combos = [
+        ({"min.compaction.lag.ms": "2000", "max.compaction.lag.ms": "1000"},
+         "min.compaction.lag.ms above max.compaction.lag.ms"),
+        ({"min.compaction.lag.ms": "1000", "max.compaction.lag.ms": "2000"},
+         "min.compaction.lag.ms below max.compaction.lag.ms"),
+        ({"remote.storage.enable": "true"}, "tiered storage on a cluster without it"),
+        ({"local.retention.ms": "1000", "retention.ms": "500"},
+         "local retention above retention, no tiered storage"),
+        ({"cleanup.policy": "compact", "retention.ms": "1000"}, "retention on a compact topic"),
+        ({"compression.type": "gzip", "compression.gzip.level": "5"}, "a gzip level"),
+        ({"segment.ms": "1000", "segment.bytes": "1048576"}, "small segments"),
+    ]
+    for config, what in combos:
+        if all(k in table for k in config):
+            add(what, config)
+    return cases
+
+
+def kafka_verdicts(bootstrap: str, cases: list[Case], admin=None) -> dict[str, Verdict]:
+    """Kafka's answer to each case: CreateTopics with validateOnly, in batches."""
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+    own = admin is None
+    admin = admin or KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=60000)
+    found: dict[str, Verdict] = {}
+    try:
+        for start in range(0, len(cases), 200):
+            batch = cases[start:start + 200]
+            response = admin.create_topics(
+                [NewTopic(c.name, c.partitions, c.rf, topic_configs=c.config) for c in batch],
+                validate_only=True, raise_errors=False)
+            for topic in _topics(response):
+                name, code, message = topic
+                found[name] = Verdict(code != 0, f"error {code}: {message}" if code else "")
+    finally:
+        if own:
+            admin.close()
+    return found
+
+
+def _topics(response) -> list[tuple[str, int, str]]:
+    """(name, error code, message) of each topic of a CreateTopics response, however the
+    client gives it (a response object, or its dict)."""
+    if isinstance(response, dict):
+        items = response.get("topics") or []
+        return [(t["name"], t["error_code"], t.get("error_message") or "") for t in items]
+    items = getattr(response, "topics", None) or getattr(response, "topic_errors", [])
+    found = []
+    for t in items:
+        if isinstance(t, tuple):
+            found.append((t[0], t[1], t[2] if len(t) > 2 and isinstance(t[2], str) else ""))
+        else:
+            found.append((t.name, t.error_code, getattr(t, "error_message", "") or ""))
+    return found
+
+
+def manifests(cases: list[Case]) -> str:
+    """The cases as Strimzi KafkaTopics, every config value a string as Kafka gets it."""
+    docs = []
+    for c in cases:
+        docs.append({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaTopic",
+                     "metadata": {"name": c.name, "labels": {"strimzi.io/cluster": "oracle"}},
+                     "spec": {"partitions": c.partitions, "replicas": c.rf,
+                              **({"config": c.config} if c.config else {})}})
+    return "".join("---\n" + json.dumps(d) + "\n" for d in docs)
+
+
+def policylint_verdicts(cases: list[Case], cluster: dict, folder: Path) -> dict[str, Verdict]:
+    """policylint's verdict on each case against ``cluster`` (a snapshot document), linted
+    as users lint (the CLI, JSON output)."""
+    (folder / "topics.yaml").write_text(manifests(cases))
+    (folder / "cluster.json").write_text(json.dumps(cluster))
+    (folder / "policy.yaml").write_text("extends: default\n")  # no policy found upward
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", "topics.yaml",
+                           "--cluster", "cluster.json", "--format", "json", "--select",
+                           ",".join(REFUSALS), "--exit-zero", "--policy", "policy.yaml"],
+                          cwd=folder, capture_output=True, text=True, timeout=600)
+    findings = json.loads(done.stdout)["findings"]
+    rules: dict[str, list[str]] = {}
+    for f in findings:
+        if f["severity"] == "error" and not f["suppressed"] and f["rule"] in REFUSALS:
+            # each case is one line of its own after its "---": a schema finding names no
+            # topic, its line does
+            name = f["topic"] or cases[f["line"] // 2 - 1].name
+            rules.setdefault(name, []).append(f["rule"])
+    return {c.name: Verdict(c.name in rules, ",".join(sorted(set(rules.get(c.name, [])))))
+            for c in cases}
+
+
+@dataclass
+class Agreement:
+    release: str
+    cases: int = 0
+    agree: int = 0
+    by_rule: Counter = field(default_factory=Counter)  # rule (or "accepted") -> cases
+    disagree: list = field(default_factory=list)  # (case, kafka, policylint)
+
+
+def compare(release: str, cases: list[Case], kafka: dict[str, Verdict],
+            linted: dict[str, Verdict]) -> Agreement:
+    found = Agreement(release)
+    for case in cases:
+        k, p = kafka.get(case.name), linted[case.name]
+        if k is None:
+            continue
+        found.cases += 1
+        for rule in (p.why.split(",") if p.why else ["accepted"]):
+            found.by_rule[rule] += 1
+        if k.refused == p.refused:
+            found.agree += 1
+        else:
+            found.disagree.append((case, k, p))
+    return found
+
+
+def judged(cluster, release: str, folder: Path) -> Agreement:
+    """The corpus of ``release`` judged by the running ``cluster`` and by policylint, against
+    the cluster as ``policylint snapshot`` captures it (its release named: the protocol
+    tells a lower bound of it only)."""
+    snapshot = folder / "cluster.json"
+    done = subprocess.run([sys.executable, "-m", "policylint", "snapshot",
+                           "--bootstrap-server", cluster.bootstrap, "--cluster-name", "oracle",
+                           "-o", str(snapshot)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    captured = json.loads(snapshot.read_text())
+    captured["kafka_version"] = release
+    cases = corpus(release)
+    kafka = kafka_verdicts(cluster.bootstrap, cases)
+    linted = policylint_verdicts(cases, captured, folder)
+    return compare(release, cases, kafka, linted)
