@@ -26,7 +26,9 @@ def as_int(value: Any) -> int | None:
     if type(value) is str:
         text = value.strip()
         digits = text[1:] if text[:1] in "+-" else text
-        if len(text) > 20 or not (digits.isascii() and digits.isdigit()):
+        # as Java's Integer.parseInt reads it (ConfigDef trims first): any script's
+        # decimal digits ("٣" is 3), no underscores
+        if len(text) > 20 or not digits.isdecimal():
             return None
         number = int(text)
     elif type(value) is int:

@@ -61,3 +61,37 @@ def spark():
     spark = testing.spark_session("local[2]")
     yield spark
     spark.stop()
+
+
+#: the releases make test (and so CI) asks a running Kafka: the oldest and the newest the
+#: config table covers in KRaft mode; bench/kafka_oracle.py asks every one
+LIVE_RELEASES = ("3.3", "4.4")
+_CLUSTERS: dict = {}
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster():
+    """A running Apache Kafka of a release (``kafka_cluster("4.4")``): one controller and three
+    brokers in racks a, b, c, started once per test run and release, torn down at its end.
+    Without Java or Maven the tests skip, unless POLICYLINT_REQUIRE_KAFKA=1 (CI) makes that a
+    failure; a start that fails says so in one line."""
+    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
+
+    def started(minor: str):
+        if minor not in _CLUSTERS:
+            try:
+                _CLUSTERS[minor] = KafkaCluster(RELEASES[minor]).start()
+            except KafkaUnavailable as exc:
+                _CLUSTERS[minor] = exc
+        found = _CLUSTERS[minor]
+        if isinstance(found, KafkaUnavailable):
+            if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
+                pytest.fail(f"Kafka tests required but cannot run: {found}")
+            pytest.skip(str(found))
+        return found
+
+    yield started
+    for cluster in _CLUSTERS.values():
+        if not isinstance(cluster, Exception):
+            print(f"\nKafka {cluster.version}: started in {cluster.seconds:.0f} s", end="")
+            cluster.stop()

@@ -49,6 +49,11 @@ def _values(key: str, spec: dict) -> list[tuple[str, str]]:
         found.append((str(value), "a valid value"))
     if kind in ("int", "long", "double"):
         found.append(("not-a-number", "no number"))
+        # as YAML and templates write numbers: Kafka's ConfigDef parses them its own way
+        found += [(v, f"written {v!r}") for v in (
+            "+5", " 5", "5 ", "1e3", "0x10", "1.0", "1.5", "", "007", "-0", "1_000", "٣")]
+        if kind != "double":
+            found += [(str(2**63), "beyond a long"), (str(-2**31 - 1), "below an int")]
         for bound in ("min", "max"):
             if spec.get(bound) is not None:
                 edge = spec[bound]
@@ -63,14 +68,23 @@ def _values(key: str, spec: dict) -> list[tuple[str, str]]:
             found.append((str(2**31), "beyond an int"))
     elif kind == "boolean":
         found += [("true", "true"), ("FALSE", "false in capitals"), ("maybe", "no boolean")]
+        found += [(v, f"written {v!r}") for v in ("True", "yes", "1", "", " true", "true ")]
     elif kind == "string" and spec.get("values"):
         found.append(("bogus", "not one of its values"))
+        first = str(spec["values"][0])
+        found += [(v, f"written {v!r}") for v in (first.upper(), first.title(), f" {first}",
+                                                   f"{first} ", "")]
     elif kind == "list" and spec.get("subset"):
         found += [(",".join(spec["subset"]), "every value"), ("bogus", "not one of its values"),
                   ("compact,compact", "a value twice"), ("", "an empty list")]
+        found += [(v, f"written {v!r}") for v in ("compact, delete", "delete,", ",delete",
+                                                   "[compact]", "compact;delete", "COMPACT",
+                                                   " delete ", "delete,delete,compact")]
     elif spec.get("throttled_replicas"):
         found += [("*", "every replica"), ("0:1,1:2", "partition:broker pairs"),
                   ("0-1", "no partition:broker pair")]
+        found += [(v, f"written {v!r}") for v in ("0:1,", "*,0:1", "0:-1", " 0:1", "0:1 ,1:2",
+                                                   "a:b", "0:1:2", "", " * ")]
     return found
 
 
