@@ -31,17 +31,22 @@ def main(minors: list[str]) -> int:
         with tempfile.TemporaryDirectory() as folder, KafkaCluster(RELEASES[minor]) as cluster:
             found = judged(cluster, minor, Path(folder))
         rows.append((minor, found, time.monotonic() - started))
-        wrong += len(found.disagree)
+        wrong += len(found.disagree) + len(found.keys) + (found.captured != minor)
         total.update(found.by_rule)
         print(f"Kafka {RELEASES[minor]}: {found.agree}/{found.cases} agree "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
     rules = sorted(total, key=lambda r: (r == "accepted", r))
-    print("| Kafka | cases | agree | " + " | ".join(rules) + " |")
-    print("|---|---:|---:|" + "---:|" * len(rules))
+    print("| Kafka | topic config keys | cases | agree | " + " | ".join(rules) + " |")
+    print("|---|---|---:|---:|" + "---:|" * len(rules))
     for minor, found, _ in rows:
-        print(f"| {RELEASES[minor]} | {found.cases} | {found.agree} | "
+        keys = "same" if not found.keys else f"{len(found.keys)} differ"
+        print(f"| {RELEASES[minor]} | {keys} | {found.cases} | {found.agree} | "
               + " | ".join(str(found.by_rule.get(r, 0)) for r in rules) + " |")
     for minor, found, _ in rows:
+        for key, why in found.keys:
+            print(f"Kafka {RELEASES[minor]}: topic config {key}: {why}")
+        if found.captured != minor:
+            print(f"Kafka {RELEASES[minor]}: policylint snapshot says {found.captured}")
         for case, kafka, linted in found.disagree:
             print(f"Kafka {RELEASES[minor]} disagrees: {case.what}: Kafka "
                   f"{'refuses (' + kafka.why + ')' if kafka.refused else 'accepts'}, policylint "

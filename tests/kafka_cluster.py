@@ -27,6 +27,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "policy
 RELEASES = {"3.3": "3.3.2", "3.4": "3.4.1", "3.5": "3.5.2", "3.6": "3.6.2", "3.7": "3.7.2",
             "3.8": "3.8.1", "3.9": "3.9.2", "4.0": "4.0.2", "4.1": "4.1.2", "4.2": "4.2.2",
             "4.3": "4.3.2", "4.4": "4.4.0"}
+CLUSTER_ID = "cG9saWN5bGludC10ZXN0cw"  # 22 characters of base64, as Kafka's ids
 JVM = ["-Xmx320m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Djava.awt.headless=true"]
 
@@ -79,8 +80,9 @@ class KafkaCluster:
 
     def __init__(self, version: str, brokers: int = 3, racks: tuple[str, ...] = ("a", "b", "c"),
                  config: dict | None = None):
-        self.version, self.racks = version, racks
+        self.version = version
         self.ids = list(range(1, brokers + 1))
+        self.racks_of = {b: racks[(b - 1) % len(racks)] for b in self.ids}
         self.config = config or {}
         self.folder = Path(tempfile.mkdtemp(prefix=f"policylint-kafka-{version}-"))
         self.cp = classpath(version)
@@ -93,9 +95,6 @@ class KafkaCluster:
     def bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{self.ports[b]}" for b in self.ids)
 
-    def rack(self, broker: int) -> str:
-        return self.racks[(broker - 1) % len(self.racks)]
-
     def _properties(self, node: int) -> Path:
         common = {"controller.quorum.voters": f"100@127.0.0.1:{self.controller_port}",
                   "controller.listener.names": "CONTROLLER",
@@ -103,6 +102,7 @@ class KafkaCluster:
                   "log.dirs": str(self.folder / f"node-{node}"), "node.id": str(node),
                   "num.partitions": "1", "offsets.topic.replication.factor": "1",
                   "transaction.state.log.replication.factor": "1",
+                  "transaction.state.log.min.isr": "1",
                   "group.initial.rebalance.delay.ms": "0",
                   "log.segment.bytes": str(1 << 20)}
         if node == 100:
@@ -112,7 +112,7 @@ class KafkaCluster:
             listener = f"PLAINTEXT://127.0.0.1:{self.ports[node]}"
             own = {"process.roles": "broker", "listeners": listener,
                    "advertised.listeners": listener, "inter.broker.listener.name": "PLAINTEXT",
-                   "broker.rack": self.rack(node), **self.config}
+                   "broker.rack": self.racks_of[node], **self.config}
         path = self.folder / f"node-{node}.properties"
         path.write_text("".join(f"{k}={v}\n" for k, v in {**common, **own}.items()))
         return path
@@ -125,10 +125,9 @@ class KafkaCluster:
 
     def start(self, timeout: float = 120) -> "KafkaCluster":
         started = time.monotonic()
-        cluster_id = "cG9saWN5bGludC10ZXN0cw"  # 22 characters of base64, as Kafka's ids
         for node in [100, *self.ids]:
             done = subprocess.run([java(), *JVM, "-cp", self.cp, "kafka.tools.StorageTool",
-                                   "format", "-t", cluster_id, "-c",
+                                   "format", "-t", CLUSTER_ID, "-c",
                                    str(self._properties(node))],
                                   capture_output=True, text=True, timeout=120)
             if done.returncode != 0:
@@ -180,6 +179,22 @@ class KafkaCluster:
                 last = type(exc).__name__
             time.sleep(0.5)
         raise KafkaUnavailable(f"Kafka {self.version}: not ready in {timeout:.0f} s ({last})")
+
+    def add_broker(self, rack: str, timeout: float = 120) -> int:
+        """A broker that joins the running cluster (the next id, in ``rack``): its id."""
+        broker = max(self.ids) + 1
+        self.ids.append(broker)
+        self.ports[broker] = free_ports(1)[0]
+        self.racks_of[broker] = rack
+        done = subprocess.run([java(), *JVM, "-cp", self.cp, "kafka.tools.StorageTool",
+                               "format", "-t", CLUSTER_ID, "-c",
+                               str(self._properties(broker))],
+                              capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise KafkaUnavailable(f"Kafka {self.version}: formatting broker {broker} failed")
+        self._start_node(broker)
+        self.wait_for(set(self.ids), timeout)
+        return broker
 
     def stop_broker(self, broker: int) -> None:
         process = self.processes.get(broker)

@@ -216,6 +216,9 @@ class Agreement:
     agree: int = 0
     by_rule: Counter = field(default_factory=Counter)  # rule (or "accepted") -> cases
     disagree: list = field(default_factory=list)  # (case, kafka, policylint)
+    #: (key, why) of each topic config key Kafka and policylint's table do not both know
+    keys: list = field(default_factory=list)
+    captured: str | None = None  # the release `policylint snapshot` says the cluster runs
 
 
 def compare(release: str, cases: list[Case], kafka: dict[str, Verdict],
@@ -245,8 +248,36 @@ def judged(cluster, release: str, folder: Path) -> Agreement:
                            "-o", str(snapshot)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     captured = json.loads(snapshot.read_text())
-    captured["kafka_version"] = release
     cases = corpus(release)
     kafka = kafka_verdicts(cluster.bootstrap, cases)
     linted = policylint_verdicts(cases, captured, folder)
-    return compare(release, cases, kafka, linted)
+    found = compare(release, cases, kafka, linted)
+    found.captured = captured.get("kafka_version")
+    from policylint import kafka_configs
+    known, listed = set(kafka_configs.table(release)), topic_config_keys(cluster)
+    # (a key policylint knows that Kafka does not list may be one it keeps internal, as 3.3
+    # its tiered storage keys: the cases of its values say whether Kafka takes it)
+    found.keys = [(key, "Kafka lists it, policylint does not know it")
+                  for key in sorted(listed - known)]
+    return found
+
+
+def topic_config_keys(cluster) -> set[str]:
+    """Every topic config key the running release knows: DescribeConfigs of a topic lists
+    them all, defaults included."""
+    import time
+
+    from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
+    admin = cluster.admin()
+    try:
+        admin.create_topics([NewTopic("oracle-known-keys", 1, 1)])
+        deadline = time.monotonic() + 30
+        while True:
+            found = admin.describe_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, "oracle-known-keys")],
+                config_filter="all").get("topic", {}).get("oracle-known-keys") or {}
+            if found or time.monotonic() > deadline:
+                return set(found)
+            time.sleep(0.3)
+    finally:
+        admin.close()

@@ -18,5 +18,86 @@ def test_every_verdict_is_kafkas_own(kafka_cluster, minor, tmp_path):
             f"policylint {'refuses (' + p.why + ')' if p.refused else 'accepts'}"
             for case, k, p in found.disagree]
     assert said == []
+    assert found.keys == []  # every topic config Kafka lists, policylint knows
+    assert found.captured == minor  # policylint snapshot names the release it runs
     # refusals of every kind were asked, not only acceptances
     assert {"PL203", "PL601", "PL602", "PL603"} <= set(found.by_rule)
+
+
+def _policylint(*args, cwd):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "policylint", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _snapshot(cluster, path):
+    done = _policylint("snapshot", "--bootstrap-server", cluster.bootstrap, "--cluster-name",
+                       "live", "-o", path, cwd=path.parent)
+    assert done.returncode == 0, done.stderr
+    import json
+    return json.loads(path.read_text())
+
+
+REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"  # Kafka 4.x's tool
+
+
+def test_a_plan_written_by_policylint_is_executed_by_kafkas_own_tool(tmp_path):
+    """A rack-aware cluster of three brokers holding 300 partitions; broker 4 joins in rack a.
+    policylint plans the expansion from a live snapshot; Kafka's kafka-reassign-partitions
+    executes it with a throttle and verifies it until complete: the final assignment is the
+    plan's, the throttle is set and then removed, and the snapshot taken afterwards lints
+    clean."""
+    import json
+    import time
+
+    from kafka.admin import NewTopic
+
+    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
+    try:
+        cluster = KafkaCluster(RELEASES["4.4"]).start()
+    except KafkaUnavailable as exc:
+        import os
+        if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
+            pytest.fail(f"Kafka tests required but cannot run: {exc}")
+        pytest.skip(str(exc))
+    try:
+        admin = cluster.admin()
+        admin.create_topics([NewTopic(f"t{i}", 100, 2 + i % 2) for i in range(3)])
+        admin.close()
+        joined = cluster.add_broker("a")
+        _snapshot(cluster, tmp_path / "before.json")
+        done = _policylint("plan", "before.json", "--add", f"{joined}:a", "-o", "plan.json",
+                           cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        planned = {(p["topic"], p["partition"]): p["replicas"]
+                   for p in json.loads((tmp_path / "plan.json").read_text())["partitions"]}
+        assert len(planned) >= 50 and any(joined in r for r in planned.values())
+        run = cluster.tool(REASSIGN, "--bootstrap-server", cluster.bootstrap,
+                           "--reassignment-json-file", str(tmp_path / "plan.json"), "--execute",
+                           "--throttle", "50000000")
+        assert run.returncode == 0 and "Successfully started" in run.stdout, run.stdout + run.stderr
+        during = _snapshot(cluster, tmp_path / "during.json")
+        throttled = [t["name"] for t in during["topics"]
+                     if "leader.replication.throttled.replicas" in (t.get("config") or {})]
+        assert throttled, "kafka-reassign-partitions --execute --throttle set no throttle"
+        deadline = time.monotonic() + 300
+        while True:
+            verify = cluster.tool(REASSIGN, "--bootstrap-server", cluster.bootstrap,
+                                  "--reassignment-json-file", str(tmp_path / "plan.json"),
+                                  "--verify")
+            if "is still in progress" not in verify.stdout or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        assert verify.returncode == 0 and "Clearing" in verify.stdout, verify.stdout
+        after = _snapshot(cluster, tmp_path / "after.json")
+        final = {(t["name"], p["partition"]): p["replicas"]
+                 for t in after["topics"] for p in t["partitions"]}
+        assert {k: final[k] for k in planned} == planned
+        assert not any("leader.replication.throttled.replicas" in (t.get("config") or {})
+                       for t in after["topics"])
+        linted = _policylint("lint", "after.json", "--format", "json", cwd=tmp_path)
+        errors = [f for f in json.loads(linted.stdout)["findings"] if f["severity"] == "error"]
+        assert errors == [], errors
+    finally:
+        cluster.stop()

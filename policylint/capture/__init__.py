@@ -80,7 +80,8 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
                    if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns))
     ids = [b["id"] for b in brokers]
     home = controller if controller in ids else ids[0] if ids else None  # asked for settings
-    version = _version(admin, home)
+    levels = _feature_levels(admin)
+    version = _newest(_version(admin, home), _release_of(levels))
 
     before = _reassignments(admin)
     described = _describe(admin, names, chunk, progress)
@@ -108,7 +109,8 @@ def capture(admin: Any, *, name: str | None = None, topics: Iterable[str] = (),
     configs = _topic_configs(admin, list(described), chunk, version)
     cluster_config = _broker_config(admin, home)
     _cordoned(admin, brokers)
-    features = _features(admin)
+    features = None if levels is None else {
+        name: finalized for name, (finalized, _) in sorted(levels.items())}
     doc: dict[str, Any] = {
         "kind": "ClusterSnapshot", "version": 1, "cluster": name or info.get("cluster_id")
         or "cluster", "cluster_id": info.get("cluster_id"), "controller": controller,
@@ -139,11 +141,11 @@ def _cluster(admin: Any) -> dict:
                             for b in metadata.brokers()]}
 
 
-def _features(admin: Any) -> dict[str, int] | None:
-    """The cluster's finalized feature levels (KIP-584, ``kafka-features.sh describe``):
-    ``eligible.leader.replicas.version`` says whether ELR is on (PL308); a feature the
-    cluster supports and has not finalized is at level 0. None where the client or the
-    broker cannot say (a broker before 2.4)."""
+def _feature_levels(admin: Any) -> dict[str, tuple[int, int]] | None:
+    """Each feature's (finalized, newest supported) level (KIP-584, ``kafka-features.sh
+    describe``): ``eligible.leader.replicas.version`` says whether ELR is on (PL308); a
+    feature the cluster supports and has not finalized is at level 0. None where the client
+    or the broker cannot say (a broker before 2.4)."""
     describe = getattr(admin, "describe_features", None)
     if describe is None:
         return None
@@ -151,8 +153,36 @@ def _features(admin: Any) -> dict[str, int] | None:
         found = describe()
     except Exception:  # an old broker, a client without the call: the snapshot says nothing
         return None
-    return {name: (f.get("finalized") or (0, 0))[1] for name, f in sorted(found.items())
+    return {name: ((f.get("finalized") or (0, 0))[1], (f.get("supported") or (0, 0))[1])
+            for name, f in sorted(found.items())
             if isinstance(f, dict) and ("finalized" in f or "supported" in f)}
+
+
+#: the newest metadata.version level each release supports (Kafka's MetadataVersion, as a
+#: running broker of each release reports it: bench/kafka_oracle.py's clusters)
+METADATA_LEVELS = {"3.3": 7, "3.4": 8, "3.5": 11, "3.6": 14, "3.7": 19, "3.8": 20,
+                   "3.9": 21, "4.0": 25, "4.1": 27, "4.2": 29, "4.3": 30, "4.4": 33}
+
+
+def _release_of(levels: dict[str, tuple[int, int]] | None) -> str | None:
+    """The broker's release by the newest metadata.version it supports (its software, even
+    before an upgrade is finalized): the newest release whose level it reaches."""
+    supported = (levels or {}).get("metadata.version", (0, 0))[1]
+    reached = [r for r, level in METADATA_LEVELS.items() if level <= supported]
+    return reached[-1] if reached else None
+
+
+def _newest(*versions: str | None) -> str | None:
+    """The newest of two lower bounds of the broker's release."""
+    from ..kafka_configs import at_least
+    known = [v for v in versions if v]
+    if not known:
+        return None
+    best = known[0]
+    for v in known[1:]:
+        if at_least(v, best) and v != best:
+            best = v
+    return best
 
 
 def _version(admin: Any, broker: int | None) -> str | None:

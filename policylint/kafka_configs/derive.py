@@ -55,7 +55,12 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.1": ("4.0", {"segment.bytes": {"min": 1048576}}),
     # KIP-1161 makes LIST configs stricter, but cleanup.policy keeps accepting an empty
     # list (infinite retention) and ignores repeats: its verdicts are 4.1's
-    "4.2": ("4.1", {}),
+    "4.2": ("4.1", {
+        # listed by a running 4.2.2 and 4.3.2, not by 4.1.2 (DescribeConfigs; in no upgrade
+        # notes): the most bytes a batch may decompress to; 0 is refused ("Value must be
+        # at least 1")
+        "max.decompressed.message.bytes": {"type": "int", "min": 1, "default": 2147483639},
+    }),
     # 4.3 (May 2026): its notable changes are broker-level (KIP-1066 cordoned.log.dirs,
     # KIP-1196 coordinator buffers, KIP-1235 remote.log.metadata.topic.min.isr); no
     # topic-level config is added, removed or validated differently
@@ -67,6 +72,9 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.4": ("4.3", {
         "remote.copy.lag.ms": {"type": "long", "min": -1, "default": 0},
         "remote.copy.lag.bytes": {"type": "long", "min": -1, "default": 0},
+        # a topic config a running 4.4.0 lists (DescribeConfigs, bench/kafka_oracle.py) that
+        # its upgrade notes do not name: a share group's dead-letter queue
+        "errors.deadletterqueue.group.enable": {"type": "boolean", "default": False},
     }),
     # 5.0, announced (KIP-1030 part 2): higher minimums. In no window unless asked for
     # (kafka_configs.ANNOUNCED): a value only it refuses is a warning that names it.
