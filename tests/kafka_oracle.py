@@ -254,17 +254,30 @@ def judged(cluster, release: str, folder: Path) -> Agreement:
     found = compare(release, cases, kafka, linted)
     found.captured = captured.get("kafka_version")
     from policylint import kafka_configs
-    known, listed = set(kafka_configs.table(release)), topic_config_keys(cluster)
+    table, listed = kafka_configs.table(release), topic_config_keys(cluster)
     # (a key policylint knows that Kafka does not list may be one it keeps internal, as 3.3
     # its tiered storage keys: the cases of its values say whether Kafka takes it)
     found.keys = [(key, "Kafka lists it, policylint does not know it")
-                  for key in sorted(listed - known)]
+                  for key in sorted(set(listed) - set(table))]
+    for key, (value, source) in sorted(listed.items()):
+        spec = table.get(key)
+        if spec is None or source != "DEFAULT_CONFIG" or value is None or \
+                spec.get("throttled_replicas"):
+            continue
+        try:
+            same = kafka_configs.parsed(spec, value) == kafka_configs.parsed(
+                spec, spec.get("default"))
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            found.keys.append((key, f"Kafka's default is {value!r}, policylint's "
+                                    f"{spec.get('default')!r}"))
     return found
 
 
-def topic_config_keys(cluster) -> set[str]:
-    """Every topic config key the running release knows: DescribeConfigs of a topic lists
-    them all, defaults included."""
+def topic_config_keys(cluster) -> dict[str, tuple[str | None, str]]:
+    """Every topic config key the running release knows, with its value and source on a
+    topic that sets none: DescribeConfigs of a topic lists them all, defaults included."""
     import time
 
     from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
@@ -277,7 +290,8 @@ def topic_config_keys(cluster) -> set[str]:
                 [ConfigResource(ConfigResourceType.TOPIC, "oracle-known-keys")],
                 config_filter="all").get("topic", {}).get("oracle-known-keys") or {}
             if found or time.monotonic() > deadline:
-                return set(found)
+                return {key: (entry.get("value"), entry.get("config_source"))
+                        for key, entry in found.items()}
             time.sleep(0.3)
     finally:
         admin.close()

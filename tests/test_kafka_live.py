@@ -4,6 +4,8 @@ covers (bench/kafka_oracle.py asks every release between them)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import LIVE_RELEASES
@@ -99,5 +101,93 @@ def test_a_plan_written_by_policylint_is_executed_by_kafkas_own_tool(tmp_path):
         linted = _policylint("lint", "after.json", "--format", "json", cwd=tmp_path)
         errors = [f for f in json.loads(linted.stdout)["findings"] if f["severity"] == "error"]
         assert errors == [], errors
+    finally:
+        cluster.stop()
+
+
+def test_the_seeds_on_a_running_kafka(tmp_path):
+    """Seed 000 and KIP-352 on Kafka 4.4: a throttled reassignment held in flight is
+    captured with its adding and removing replicas; a plan that would solidify its union is
+    PL204 and one that changes an RF PL201, and Kafka's own AlterPartitionReassignments with
+    allowReplicationFactorChange=false (KIP-860) refuses exactly the entries PL201 calls RF
+    changes; a stopped broker makes a truly under-replicated partition that PL307 reports and
+    the reassigning one it does not."""
+    import json
+
+    from kafka import KafkaProducer
+    from kafka.admin import NewTopic
+
+    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
+    try:
+        cluster = KafkaCluster(RELEASES["4.4"]).start()
+    except KafkaUnavailable as exc:
+        import os
+        if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
+            pytest.fail(f"Kafka tests required but cannot run: {exc}")
+        pytest.skip(str(exc))
+    try:
+        admin = cluster.admin()
+        admin.create_topics([NewTopic("moving", replica_assignments={0: [1, 2]}),
+                             NewTopic("steady", replica_assignments={0: [1, 3]}),
+                             NewTopic("kip860", replica_assignments={0: [1, 2], 1: [2, 3]})])
+        admin.close()
+        producer = KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all")
+        for _ in range(3000):  # 3 MB to copy at 1 KB/s: in flight for the test's length
+            producer.send("moving", b"x" * 1000, partition=0)
+        producer.flush()
+        producer.close()
+        move = tmp_path / "move.json"
+        move.write_text(json.dumps({"version": 1, "partitions": [
+            {"topic": "moving", "partition": 0, "replicas": [1, 3]}]}))
+        run = cluster.tool(REASSIGN, "--bootstrap-server", cluster.bootstrap,
+                           "--reassignment-json-file", str(move), "--execute",
+                           "--throttle", "1000")
+        assert run.returncode == 0, run.stdout + run.stderr
+        captured = _snapshot(cluster, tmp_path / "snap.json")
+        moving = next(t for t in captured["topics"] if t["name"] == "moving")["partitions"][0]
+        assert (sorted(moving["replicas"]), moving["adding"], moving["removing"]) == \
+            ([1, 2, 3], [3], [2])
+        # the recorded double of the capture's race tests answers as this Kafka does
+        from test_capture_broker import assert_the_double_answers_as
+        admin = cluster.admin()
+        try:
+            assert_the_double_answers_as(admin, "moving")
+        finally:
+            admin.close()
+        # a plan that keeps the in-flight union (seed 000), one that changes kip860-0's RF
+        plan = tmp_path / "plan.json"
+        plan.write_text(json.dumps({"version": 1, "partitions": [
+            {"topic": "moving", "partition": 0, "replicas": [1, 3, 2]},
+            {"topic": "kip860", "partition": 0, "replicas": [1, 2, 3]},
+            {"topic": "kip860", "partition": 1, "replicas": [3, 1]}]}))
+        linted = json.loads(_policylint("lint", "plan.json", "--cluster", "snap.json",
+                                        "--format", "json", "--select", "PL201,PL204",
+                                        cwd=tmp_path).stdout)["findings"]
+        said = {(f["rule"], f["topic"], f["partition"]) for f in linted}
+        assert said == {("PL204", "moving", 0), ("PL201", "moving", 0),
+                        ("PL201", "kip860", 0)}
+        # Kafka's own refusal of RF changes (KIP-860) on the entries that are not in flight
+        kip860 = tmp_path / "kip860.json"
+        kip860.write_text(json.dumps({"version": 1, "partitions": [
+            p for p in json.loads(plan.read_text())["partitions"] if p["topic"] == "kip860"]}))
+        run = cluster.tool(REASSIGN, "--bootstrap-server", cluster.bootstrap,
+                           "--reassignment-json-file", str(kip860), "--execute",
+                           "--additional", "--disallow-replication-factor-change")
+        printed = run.stdout + run.stderr
+        refused = dict(re.findall(r"kip860-(\d+): The (replication factor is changed from "
+                                  r"\d+ to \d+)", printed))
+        assert set(map(int, refused)) == {p for _, t, p in said if t == "kip860"}, printed
+        # in Kafka's words, as PL201 says them
+        pl201 = next(f["message"] for f in linted if f["rule"] == "PL201"
+                     and f["topic"] == "kip860")
+        assert refused["0"] in pl201
+        # KIP-352: broker 3 stopped; steady-0 is truly under-replicated, moving-0 is not
+        cluster.stop_broker(3)
+        cluster.wait_for({1, 2})
+        _snapshot(cluster, tmp_path / "down.json")
+        under = json.loads(_policylint("lint", "down.json", "--format", "json", "--select",
+                                       "PL307", cwd=tmp_path).stdout)["findings"]
+        assert {(f["topic"], f["partition"]) for f in under} >= {("steady", 0)}
+        assert ("moving", 0) not in {(f["topic"], f["partition"]) for f in under}
     finally:
         cluster.stop()

@@ -345,9 +345,20 @@ def _cordoned(admin: Any, brokers: list[dict]) -> None:
     any: PL124 judges a plan's new replicas by them. One request for every broker."""
     if not brokers:
         return
-    found = admin.describe_configs(
-        [ConfigResource(ConfigResourceType.BROKER, str(b["id"])) for b in brokers],
-        config_filter="all").get("broker", {})
+    from kafka.errors import KafkaError
+    try:
+        found = admin.describe_configs(
+            [ConfigResource(ConfigResourceType.BROKER, str(b["id"])) for b in brokers],
+            config_filter="all").get("broker", {})
+    except KafkaError:  # a broker down (KIP-352's case): ask each that answers
+        found = {}
+        for b in brokers:
+            try:
+                found.update(admin.describe_configs(
+                    [ConfigResource(ConfigResourceType.BROKER, str(b["id"]))],
+                    config_filter="all").get("broker", {}))
+            except KafkaError:
+                continue
 
     def listed(entry: Any) -> list[str]:
         value = entry.get("value") if isinstance(entry, dict) else None

@@ -64,7 +64,8 @@ class RecordedAdmin:
     def describe_cluster(self) -> dict:
         self._call("describe_cluster")
         return {"cluster_id": self.cluster_id, "controller_id": self.controller,
-                "brokers": [{"broker_id": b, "host": "127.0.0.1", "port": 9092, "rack": r}
+                "brokers": [{"broker_id": b, "host": "127.0.0.1", "port": 9092, "rack": r,
+                             "is_fenced": False}  # as Apache Kafka 4.x answers
                             for b, r in self.brokers.items()],
                 "authorized_operations": None}
 

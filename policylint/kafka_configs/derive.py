@@ -66,12 +66,13 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     # topic-level config is added, removed or validated differently
     "4.3": ("4.2", {}),
     # 4.4 (its upgrade guide published): KIP-1241's remote copy lag, how far a segment's copy
-    # to remote storage may trail (-1: follow the local retention; 0, the default: copy as
-    # soon as a segment rolls). LogConfig.validate refuses a positive lag above the
+    # to remote storage may trail (-1: follow the local retention; 0: copy as soon as a
+    # segment rolls; the defaults 0 ms and -1 bytes, as a running 4.4.0 lists them). LogConfig.validate refuses a positive lag above the
     # effective local retention (PL607).
     "4.4": ("4.3", {
         "remote.copy.lag.ms": {"type": "long", "min": -1, "default": 0},
-        "remote.copy.lag.bytes": {"type": "long", "min": -1, "default": 0},
+        # its default -1 (follow the local retention) as a running 4.4.0 lists it
+        "remote.copy.lag.bytes": {"type": "long", "min": -1, "default": -1},
         # a topic config a running 4.4.0 lists (DescribeConfigs, bench/kafka_oracle.py) that
         # its upgrade notes do not name: a share group's dead-letter queue
         "errors.deadletterqueue.group.enable": {"type": "boolean", "default": False},
