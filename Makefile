@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := dev,spark,audit,capture,plan,cel,server
 
-.PHONY: demo test test-dev bench bench-plan bench-spark bench-capture screenshot clean
+.PHONY: demo test test-dev bench bench-plan bench-spark bench-capture bench-kafka screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -89,6 +89,11 @@ bench: $(STAMP)
 # policylint plan beside Kafka's --generate placement and the lower bound (1M partitions)
 bench-plan: $(STAMP)
 	$(BIN)/python bench/plan.py
+
+# policylint's verdicts asked of a running Apache Kafka, every release from 3.3 to 4.4
+# (Java 17+ and Maven: the jars come from Maven Central, once); a few minutes
+bench-kafka: $(STAMP)
+	$(BIN)/python bench/kafka_oracle.py
 
 bench-spark: $(STAMP)
 	$(BIN)/python bench/spark_audit.py
