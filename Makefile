@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := dev,spark,audit,capture,plan,cel,server
 
-.PHONY: demo test test-dev bench bench-plan bench-spark bench-capture bench-kafka screenshot clean
+.PHONY: demo test test-readme-newest test-dev bench bench-plan bench-spark bench-capture bench-kafka screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -76,6 +76,20 @@ test:
 	$(TESTENV)/bin/pip install --quiet "$$(ls $(TESTENV)/dist/*.whl)[$(EXTRAS)]"
 	POLICYLINT_DIST=$(TESTENV)/dist POLICYLINT_INSTALLED=$(TESTENV) PYTHONSAFEPATH=1 \
 		$(TESTENV)/bin/pytest
+
+# The README's commands on the newest Python 3.12+ the machine has (the suite runs on 3.11
+# above; the README says 3.11+): installed from this checkout into a fresh venv
+NEWEST_PYTHON ?= $(shell for v in 3.14 3.13 3.12; do for p in $$(command -v python$$v) \
+	$$(ls -d $$HOME/.pyenv/versions/$$v*/bin/python$$v 2>/dev/null); do \
+	"$$p" -c 1 >/dev/null 2>&1 && echo "$$p" && exit; done; done)
+NEWEST_ENV ?= $(or $(TMPDIR),/tmp)/policylint-newest-python
+
+test-readme-newest:
+	@if [ -z "$(NEWEST_PYTHON)" ]; then echo "no Python 3.12+ here: the README's commands ran on 3.11 (make test)"; exit 0; fi; \
+	rm -rf $(NEWEST_ENV) && $(NEWEST_PYTHON) -m venv $(NEWEST_ENV) && \
+	$(NEWEST_ENV)/bin/pip install --quiet --upgrade pip && \
+	$(NEWEST_ENV)/bin/pip install --quiet '.[dev,plan,cel,capture,audit,server]' && \
+	PYTHONSAFEPATH=1 $(NEWEST_ENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_readme.py
 
 # The same suite against this checkout, editable in .venv: quicker while working on it
 test-dev: $(STAMP)
