@@ -28,6 +28,9 @@ FORMATS = "policylint.formats"
 BUILT_IN_FORMATS = ("strimzi", "cfk", "jikkou", "koperator", "aiven", "conduktor", "topicctl",
                     "julieops", "kafka_gitops", "terraform", "terraform_plan", "topics_describe", "snapshot", "reassignment",
                     "kafka_tools")
+#: the output formats policylint ships (pyproject.toml's policylint.reporters, the same)
+BUILT_IN_REPORTERS = ("text", "concise", "json", "sarif", "github", "markdown", "junit",
+                      "gitlab", "checkstyle")
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{3,4}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -38,8 +41,7 @@ class RegistryError(Exception):
 
 # policylint's own entry points, for a checkout run from source without being installed
 _BUILT_IN = {GROUP: {"policylint": "policylint.rules"},
-             REPORTERS: {name: f"policylint.reporters.{name}"
-                         for name in ("text", "json", "sarif", "github", "markdown")},
+             REPORTERS: {name: f"policylint.reporters.{name}" for name in BUILT_IN_REPORTERS},
              FORMATS: {name: f"policylint.sources.{name}" for name in BUILT_IN_FORMATS}}
 
 

@@ -175,3 +175,15 @@ def test_a_missing_extra_is_one_line_naming_it(core_only, tmp_path, extra, args)
     assert len(lines) == 1 and f"pip install 'policylint[{extra}]'" in lines[0], done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "out").exists()
+
+
+def test_the_built_in_entry_points_are_pyprojects():
+    """A checkout run from source (no entry points installed) finds the same reporters and
+    formats as an install: one list each, the one pyproject.toml declares."""
+    import tomllib
+
+    from policylint.registry import BUILT_IN_FORMATS, BUILT_IN_REPORTERS
+    points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+    assert sorted(points["policylint.reporters"]) == sorted(BUILT_IN_REPORTERS)
+    assert sorted(v.rsplit(".", 1)[1] for v in points["policylint.formats"].values()) == \
+        sorted(BUILT_IN_FORMATS)
