@@ -101,3 +101,18 @@ def words(declared: int | None, value: int) -> str:
 def allows_rf_change(ctx, spec: TopicSpec) -> bool:
     value = spec.annotations.get(ALLOW_RF_CHANGE)
     return ctx.allows_rf_change(spec.name) or str(value).lower() == "true"
+
+
+def live_topics(ctx, said: set) -> Iterator[tuple[TopicSpec, Any, str]]:
+    """(declaration, its live topic, where the snapshot says so) of each managed declaration
+    of the run whose topic the cluster's snapshot lists, but those in ``said`` (a diff
+    finding said it already)."""
+    snapshot = ctx.snapshot
+    if snapshot is None or not snapshot.lists_topics:
+        return
+    captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
+    source = f"snapshot {snapshot.doc.source.name}{captured}"
+    for spec in ctx.manifests:
+        live = snapshot.topics.get(spec.name)
+        if live is not None and spec.managed and spec.name not in said:
+            yield spec, live, source

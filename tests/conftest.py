@@ -69,29 +69,34 @@ LIVE_RELEASES = ("3.3", "4.4")
 _CLUSTERS: dict = {}
 
 
+def own_kafka_cluster(minor: str, **options):
+    """A running Apache Kafka of its own for one test (which may stop or add brokers): the
+    caller stops it. Skipped as the shared ones are where Kafka cannot run here."""
+    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
+    try:
+        return KafkaCluster(RELEASES[minor], **options).start()
+    except KafkaUnavailable as exc:
+        if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
+            pytest.fail(f"Kafka tests required but cannot run: {exc}")
+        pytest.skip(str(exc))
+
+
 @pytest.fixture(scope="session")
 def kafka_cluster():
     """A running Apache Kafka of a release (``kafka_cluster("4.4")``): one controller and three
     brokers in racks a, b, c, started once per test run and release, torn down at its end.
     Without Java or Maven the tests skip, unless POLICYLINT_REQUIRE_KAFKA=1 (CI) makes that a
     failure; a start that fails says so in one line."""
-    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
-
     def started(minor: str):
         if minor not in _CLUSTERS:
-            try:
-                _CLUSTERS[minor] = KafkaCluster(RELEASES[minor]).start()
-            except KafkaUnavailable as exc:
-                _CLUSTERS[minor] = exc
-        found = _CLUSTERS[minor]
-        if isinstance(found, KafkaUnavailable):
-            if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
-                pytest.fail(f"Kafka tests required but cannot run: {found}")
-            pytest.skip(str(found))
-        return found
+            _CLUSTERS[minor] = None  # a start that failed is not tried again in the run
+            _CLUSTERS[minor] = own_kafka_cluster(minor)
+        if _CLUSTERS[minor] is None:
+            pytest.skip(f"Kafka {minor} did not start")
+        return _CLUSTERS[minor]
 
     yield started
     for cluster in _CLUSTERS.values():
-        if not isinstance(cluster, Exception):
+        if cluster is not None:
             print(f"\nKafka {cluster.version}: started in {cluster.seconds:.0f} s", end="")
             cluster.stop()

@@ -390,17 +390,20 @@ def test_policy_errors_are_refused_at_load_where_they_are(tmp_path, text, words,
     assert words in str(raised.value) and where in str(raised.value), str(raised.value)
 
 
-def test_values_no_input_states_are_absent(tmp_path, monkeypatch):
-    """A Strimzi cluster whose racks come from a topologyKey: no rack is known, so
-    cluster.racks is absent (unchecked), not an empty list (3 brokers in 0 racks)."""
-    _policy(tmp_path, """cel_rules:
+THREE_RACKS = """cel_rules:
   - code: TEAM001
     name: three-racks
     applies_to: clusters
     validations:
       - expression: size(cluster.racks) >= 3
         message: the cluster spans fewer than 3 racks
-""")
+"""
+
+
+def test_values_no_input_states_are_absent(tmp_path, monkeypatch):
+    """A Strimzi cluster whose racks come from a topologyKey: no rack is known, so
+    cluster.racks is absent (unchecked), not an empty list (3 brokers in 0 racks)."""
+    _policy(tmp_path, THREE_RACKS)
     write_files(tmp_path, {"kafka.yaml": "apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\n"
                            "metadata: {name: prod}\nspec:\n  kafka:\n    replicas: 3\n"
                            "    rack: {topologyKey: topology.kubernetes.io/zone}\n"})
@@ -414,14 +417,7 @@ def test_a_strimzi_cluster_without_rack_configuration_has_no_racks(tmp_path, mon
                                                                    pools):
     """Without spec.kafka.rack Strimzi sets no broker.rack: the racks are known, and none
     (judged: 0 racks), with or without node pools."""
-    _policy(tmp_path, """cel_rules:
-  - code: TEAM001
-    name: three-racks
-    applies_to: clusters
-    validations:
-      - expression: size(cluster.racks) >= 3
-        message: the cluster spans fewer than 3 racks
-""")
+    _policy(tmp_path, THREE_RACKS)
     kafka = ("apiVersion: kafka.strimzi.io/v1\nkind: Kafka\nmetadata: {name: prod}\n"
              "spec:\n  kafka: {}\n---\napiVersion: kafka.strimzi.io/v1\nkind: KafkaNodePool\n"
              "metadata: {name: b, labels: {strimzi.io/cluster: prod}}\n"

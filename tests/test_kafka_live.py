@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import LIVE_RELEASES
+from conftest import LIVE_RELEASES, own_kafka_cluster
 from kafka_oracle import judged
 
 
@@ -55,14 +55,7 @@ def test_a_plan_written_by_policylint_is_executed_by_kafkas_own_tool(tmp_path):
 
     from kafka.admin import NewTopic
 
-    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
-    try:
-        cluster = KafkaCluster(RELEASES["4.4"]).start()
-    except KafkaUnavailable as exc:
-        import os
-        if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
-            pytest.fail(f"Kafka tests required but cannot run: {exc}")
-        pytest.skip(str(exc))
+    cluster = own_kafka_cluster("4.4")
     try:
         admin = cluster.admin()
         admin.create_topics([NewTopic(f"t{i}", 100, 2 + i % 2) for i in range(3)])
@@ -117,14 +110,7 @@ def test_the_seeds_on_a_running_kafka(tmp_path):
     from kafka import KafkaProducer
     from kafka.admin import NewTopic
 
-    from kafka_cluster import RELEASES, KafkaCluster, KafkaUnavailable
-    try:
-        cluster = KafkaCluster(RELEASES["4.4"]).start()
-    except KafkaUnavailable as exc:
-        import os
-        if os.environ.get("POLICYLINT_REQUIRE_KAFKA"):
-            pytest.fail(f"Kafka tests required but cannot run: {exc}")
-        pytest.skip(str(exc))
+    cluster = own_kafka_cluster("4.4")
     try:
         admin = cluster.admin()
         admin.create_topics([NewTopic("moving", replica_assignments={0: [1, 2]}),

@@ -1,5 +1,5 @@
 from ..rule import Rule
-from ..diff import ALLOW_RF_CHANGE, allows_rf_change, at, matched, resolved, words
+from ..diff import ALLOW_RF_CHANGE, allows_rf_change, at, live_topics, matched, resolved, words
 from ..kafka import default_rf
 
 
@@ -64,22 +64,15 @@ class RfChangeManifest(Rule):
 
     def _drift(self, ctx, said: set):
         """Declarations whose stated RF is not their live topic's in the run's snapshot."""
-        snapshot = ctx.snapshot
-        if snapshot is None or not snapshot.lists_topics:
-            return
-        for spec in ctx.manifests:
-            live = snapshot.topics.get(spec.name)
-            if live is None or not isinstance(spec.rf, int) or spec.rf < 1 or \
-                    spec.name in said or not spec.managed or allows_rf_change(ctx, spec):
+        for spec, live, source in live_topics(ctx, said):
+            if not isinstance(spec.rf, int) or spec.rf < 1 or allows_rf_change(ctx, spec):
                 continue
-            rf = ctx.topic_rf(snapshot, live)
+            rf = ctx.topic_rf(ctx.snapshot, live)
             if rf is None or rf == spec.rf:
                 continue
-            captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
             yield self.finding(
                 f"topic {spec.name}: declares replication factor {spec.rf}, the live topic has "
-                f"{rf} (snapshot {snapshot.doc.source.name}{captured}): the declaration and "
-                "the cluster have drifted apart, and applying it changes the replication "
-                f'factor (if intended, annotate the manifest with {ALLOW_RF_CHANGE}: "true" '
-                "or allow it with allow.rf_change in the policy; else declare "
-                f"{rf})", at=spec.where("rf"), topic=spec.name)
+                f"{rf} ({source}): the declaration and the cluster have drifted apart, and "
+                "applying it changes the replication factor (if intended, annotate the "
+                f'manifest with {ALLOW_RF_CHANGE}: "true" or allow it with allow.rf_change in '
+                f"the policy; else declare {rf})", at=spec.where("rf"), topic=spec.name)

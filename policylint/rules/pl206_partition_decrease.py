@@ -1,5 +1,5 @@
 from ..rule import Rule
-from ..diff import at, matched, resolved, words
+from ..diff import at, live_topics, matched, resolved, words
 from ..kafka import default_partitions
 
 
@@ -55,17 +55,10 @@ class PartitionDecrease(Rule):
 
     def _below_live(self, ctx, said: set):
         """Declarations with fewer partitions than their live topic in the run's snapshot."""
-        snapshot = ctx.snapshot
-        if snapshot is None or not snapshot.lists_topics:
-            return
-        for spec in ctx.manifests:
-            live = snapshot.topics.get(spec.name)
-            if live is None or spec.partitions is None or not spec.managed \
-                    or spec.name in said or spec.partitions >= len(live.partitions):
+        for spec, live, source in live_topics(ctx, said):
+            if spec.partitions is None or spec.partitions >= len(live.partitions):
                 continue
-            captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
             yield self.finding(
                 f"topic {spec.name}: declares {spec.partitions} partitions, the live topic has "
-                f"{len(live.partitions)} (snapshot {snapshot.doc.source.name}{captured}); "
-                "Kafka cannot remove partitions, and every tool that applies it refuses",
-                at=spec.where("partitions"), topic=spec.name)
+                f"{len(live.partitions)} ({source}); Kafka cannot remove partitions, and every "
+                "tool that applies it refuses", at=spec.where("partitions"), topic=spec.name)
