@@ -11,6 +11,7 @@ write then needs every replica) and are not compared.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -219,6 +220,8 @@ class Agreement:
     #: (key, why) of each topic config key Kafka and policylint's table do not both know
     keys: list = field(default_factory=list)
     captured: str | None = None  # the release `policylint snapshot` says the cluster runs
+    altered: int = 0  # the cases asked as changes of an existing topic, and those agreeing
+    altered_agree: int = 0
 
 
 def compare(release: str, cases: list[Case], kafka: dict[str, Verdict],
@@ -253,6 +256,12 @@ def judged(cluster, release: str, folder: Path) -> Agreement:
     linted = policylint_verdicts(cases, captured, folder)
     found = compare(release, cases, kafka, linted)
     found.captured = captured.get("kafka_version")
+    # the same configs as changes of an existing topic (IncrementalAlterConfigs)
+    changed = [c for c in cases if c.config and (c.rf, c.partitions) == (BROKERS, 1)]
+    altered = compare(release, changed, alter_verdicts(cluster, changed), linted)
+    found.altered, found.altered_agree = altered.cases, altered.agree
+    found.disagree += [(dataclasses.replace(case, what=case.what + " (as a change)"), k, p)
+                       for case, k, p in altered.disagree]
     from policylint import kafka_configs
     table, listed = kafka_configs.table(release), topic_config_keys(cluster)
     # (a key policylint knows that Kafka does not list may be one it keeps internal, as 3.3
@@ -272,6 +281,26 @@ def judged(cluster, release: str, folder: Path) -> Agreement:
         if not same:
             found.keys.append((key, f"Kafka's default is {value!r}, policylint's "
                                     f"{spec.get('default')!r}"))
+    return found
+
+
+def alter_verdicts(cluster, cases: list[Case]) -> dict[str, Verdict]:
+    """Kafka's answer to each case's config set on an existing topic: IncrementalAlterConfigs
+    with validateOnly, one request a case (nothing is changed)."""
+    from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
+    admin = cluster.admin()
+    found: dict[str, Verdict] = {}
+    try:
+        admin.create_topics([NewTopic("oracle-altered", 1, BROKERS)])
+        for case in cases:
+            answer = admin.alter_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, "oracle-altered",
+                                configs=case.config)],
+                validate_only=True, incremental=True, raise_on_unknown=False)
+            said = answer["topic"]["oracle-altered"]
+            found[case.name] = Verdict(said != "OK", "" if said == "OK" else said)
+    finally:
+        admin.close()
     return found
 
 
