@@ -21,12 +21,13 @@ def open_document(client: LanguageClient, path: Path, text: str, version: int = 
 def counted(client: LanguageClient) -> LanguageClient:
     """The client, counting the diagnostics published for each file (an empty list comes
     as the one empty tuple: what it holds cannot tell one publication from the next)."""
-    client.published = {}
+    client.published, client.versions = {}, {}
     handle = client.protocol._handle_notification
 
     def counting(method, params):
         if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
             client.published[params.uri] = client.published.get(params.uri, 0) + 1
+            client.versions[params.uri] = params.version  # of the text they judged
         return handle(method, params)
     client.protocol._handle_notification = counting
     return client

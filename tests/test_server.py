@@ -256,3 +256,24 @@ async def test_requests_on_a_document_never_opened_answer_null(client, workspace
         text_document=where, range=types.Range(types.Position(0, 0), types.Position(0, 0)),
         context=types.CodeActionContext(diagnostics=[])))
     assert not any("Traceback" in str(m) for m in client.log_messages), client.log_messages
+
+
+@pytest.mark.asyncio
+async def test_an_open_documents_diagnostics_carry_its_version_whoever_published_them(
+        client, workspace):
+    """Two open files of one folder: the lint of the one opened last publishes the other's
+    findings too, with the version of the other's text it judged, so that an editor keeps
+    the newest."""
+    text = TOPIC.replace("orders", "dup")
+    for name in ("dup-a", "dup-b"):
+        (workspace / f"topics/{name}.yaml").write_text(text)
+    try:
+        first = _open(client, workspace / "topics/dup-a.yaml", text, 5)
+        await _diagnostics(client, first)
+        waiting = _diagnostics(client, first)
+        _open(client, workspace / "topics/dup-b.yaml", text)
+        assert "PL301" in {d.code for d in await waiting}  # published by the second's lint
+        assert client.versions[first] == 5
+    finally:
+        for name in ("dup-a", "dup-b"):
+            (workspace / f"topics/{name}.yaml").unlink()

@@ -131,8 +131,12 @@ def build() -> Any:
         shown = {Path(p).as_uri(): found for p, found in others.items()}
         for other in sorted(set(shown) | state["elsewhere"].get(uri, set())):
             if other != uri:
+                # an open document's diagnostics carry the version of the text they judged
+                # (its unsaved text, this lint's): an editor drops them once it has a newer
+                open_ = opened(ls, other)
                 ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=other, diagnostics=diagnostics(shown[other], types, related(ls))
+                    uri=other, version=open_.version if open_ is not None else None,
+                    diagnostics=diagnostics(shown[other], types, related(ls))
                     if other in shown else []))
         state["elsewhere"][uri] = set(shown) - {uri}
 
