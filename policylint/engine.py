@@ -558,7 +558,8 @@ def _plan_fixes(findings: list[Finding], runs: list, policy: CompiledPolicy) -> 
         return
     made: dict[int, Fix] = {}
     for finding in findings:
-        if finding.rule in fixing and finding.fix is None and finding.at is not None:
+        if finding.rule in fixing and finding.fix is None and finding.at is not None \
+                and finding.repairable:
             found = plans.get(id(finding.at[0]))
             if found is not None:
                 plan, ctx = found

@@ -286,6 +286,9 @@ class Finding(Struct):
     alone: tuple | None = None
     #: the subjects of a finding that stands for several (their topic, file, line, column)
     subjects: list = field(default_factory=list)
+    #: of a plan entry's finding: whether repairing the plan can resolve it (not where what
+    #: breaks the rule is a partition the plan does not name)
+    repairable: bool = True
 
     def locate(self) -> None:
         """Turns ``at`` into file, line and column."""

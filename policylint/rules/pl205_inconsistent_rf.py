@@ -1,7 +1,7 @@
 from collections import Counter
 
 from ..kafka import current_rfs
-from ..model import Plan, TopicSpec
+from ..model import Plan, TopicSpec, target_replicas
 from ..rule import Rule
 from ..words import plural
 
@@ -62,12 +62,31 @@ class InconsistentRf(Rule):
                                    at=topic.where("name"), topic=topic.name)
 
     def _plan(self, plan, ctx):
-        for name, replica_lists, first in ctx.plan_view(plan).after:
+        view = ctx.plan_view(plan)
+        for name, replica_lists, first in view.after:
             rfs = Counter(map(len, replica_lists))
-            if len(rfs) > 1:
-                yield self.finding(self.say(prefix="after this plan, ", topic=name,
+            if len(rfs) <= 1:
+                continue
+            finding = self.finding(self.say(prefix="after this plan, ", topic=name,
                                             verb="would have", shares=self._shares(rfs)),
                                    at=plan.where(first), topic=name)
+            entries = [i for topic, start, stop in view.runs if topic == name
+                       for i in range(start, stop)]
+            planned = {view.sizes[i] for i in entries}
+            # the plan changes no RF of the topic: the inconsistency is the snapshot's own,
+            # in partitions the plan does not name, which no repair of the plan changes
+            if len(planned) == 1 and all(view.sizes[i] == view.current_rfs[i] for i in entries):
+                size = next(iter(planned))
+                named = {view.partitions[i] for i in entries}
+                odd = [p for p in ctx.snapshot.topics[name].partitions
+                       if p.partition not in named and len(target_replicas(p)) != size]
+                if odd:
+                    finding.message += (
+                        f"; not named by the plan, as the snapshot has them: "
+                        + ", ".join(f"{name}-{p.partition} (RF {len(target_replicas(p))})"
+                                    for p in odd[:5]) + (" ..." if len(odd) > 5 else ""))
+                    finding.repairable = False  # a repair changes only the plan's entries
+            yield finding
 
     def _declared(self, topic: TopicSpec):
         rows = topic.assignment or []
