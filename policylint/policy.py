@@ -220,16 +220,16 @@ def _holds_policy(pyproject: Path, tree: Any) -> bool:
     policylint = {...}`` and dotted keys too; a comment naming it is none). One that cannot
     be read or parsed is a PolicyError naming it where it mentions policylint, and is
     ignored where it does not (another tool's broken file is not this run's to refuse)."""
-    import tomllib
     try:
         data = tree.read_bytes(pyproject) or b""
     except OSError as exc:
         raise PolicyError(f"policy {display_name(pyproject)}: {exc.strerror or exc}") from None
+    if b"policylint" not in data.replace(b"\0", b""):
+        return False  # another tool's file: not parsed (tomllib's import, every run)
+    import tomllib
     try:
         table = tomllib.loads(data.decode("utf-8")).get("tool", {})
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        if b"policylint" not in data.replace(b"\0", b""):
-            return False
         why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not TOML: {exc}"
         raise PolicyError(f"policy {display_name(pyproject)}: {why}") from None
     return isinstance(table, dict) and isinstance(table.get("policylint"), dict)

@@ -7,6 +7,7 @@ it. Adding a platform is adding its file."""
 
 from __future__ import annotations
 
+import os
 import pkgutil
 from functools import lru_cache
 from typing import Any
@@ -17,10 +18,11 @@ import yaml
 @lru_cache(maxsize=None)
 def names() -> tuple[str, ...]:
     """The platforms policylint knows: ``apache`` (nothing more refused) and one per file."""
-    import importlib.resources
-    files = importlib.resources.files(__package__)
-    return ("apache",) + tuple(sorted(f.name[:-5] for f in files.iterdir()
-                                      if f.name.endswith(".yaml")))
+    # the package's folder, as pkgutil reads its files (importlib.resources' import costs
+    # every run 5 ms)
+    folder = os.path.dirname(__file__)
+    return ("apache",) + tuple(sorted(name[:-5] for name in os.listdir(folder)
+                                      if name.endswith(".yaml")))
 
 
 @lru_cache(maxsize=None)
