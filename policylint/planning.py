@@ -10,7 +10,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from typing import NamedTuple
 
 from .planner import PlanError, Request, make, read_snapshot
@@ -88,6 +87,9 @@ def run(snapshot_path: str, request: Request, *, brokers: str | None, log_dirs: 
     from . import policy as policies
     from .sources import start_of
     snapshot = read_snapshot(snapshot_path, brokers_spec(brokers) if brokers else None)
+    if policy is None:  # the snapshot's repository's, as lint finds it: it judges the plan
+        found = policies.discover(start_of([snapshot_path]))
+        policy = str(found) if found is not None else None
     chosen = policies.load(policy, start_of([snapshot_path]))
     not_allowed = sorted(t for t in request.rf if not chosen.allows_rf_change(t))
     if not_allowed:
@@ -169,19 +171,24 @@ def _lint(plan: str, snapshot_path: str, snapshot, brokers: dict, policy: str | 
     them (shown as the file ``name``; PL306 left out when the operator plans around a
     reassignment in flight)."""
     from .linter import lint
+    from .sources import unsaved
     listed = snapshot.profile.brokers if snapshot_path.endswith(".json") else {}
     joining = {b: r for b, r in brokers.items() if listed.get(b, object()) != r}
-    with tempfile.TemporaryDirectory(prefix="policylint-plan-") as folder:
-        plan_path = os.path.join(folder, "plan.json")
-        with open(plan_path, "w", encoding="utf-8") as out:
-            out.write(plan)
-        cluster = snapshot_path
-        if not snapshot_path.endswith(".json"):  # kafka-topics.sh --describe output
-            cluster = os.path.join(folder, "snapshot.json")
-            with open(cluster, "w", encoding="utf-8") as out:
-                json.dump(_as_snapshot(snapshot), out)
-        result = lint([plan_path], cluster=cluster, policy=policy, allow_rf_change=rf_change,
-                      baseline="", joining=joining or None)
+    # the plan (and a snapshot read from kafka-topics.sh --describe output, as a
+    # ClusterSnapshot) are read from memory, as the editor's unsaved files are: no file
+    # is written; the folder is one no file system has
+    folder = os.path.join(os.path.abspath(os.sep), "policylint-plan-in-memory")
+    texts = {os.path.join(folder, "plan.json"): plan}
+    cluster = snapshot_path
+    if not snapshot_path.endswith(".json"):
+        cluster = os.path.join(folder, "snapshot.json")
+        texts[cluster] = json.dumps(_as_snapshot(snapshot))
+    held = unsaved.set(texts)
+    try:
+        result = lint([os.path.join(folder, "plan.json")], cluster=cluster, policy=policy,
+                      allow_rf_change=rf_change, baseline="", joining=joining or None)
+    finally:
+        unsaved.reset(held)
     result.findings = [f for f in result.findings if not f.suppressed
                        and not (in_flight and f.rule == "PL306")]
     for finding in result.findings:

@@ -780,3 +780,18 @@ def test_whatever_plan_writes_lints_without_error_against_its_snapshot(tmp_path,
                        cwd=tmp_path)
     errors = [f for f in json.loads(checked.stdout)["findings"] if f["severity"] == "error"]
     assert errors == [], errors
+
+
+def test_the_plans_own_lint_is_judged_by_the_policy_lint_finds(tmp_path):
+    """The snapshot's repository policy (discovered, as lint discovers it) judges the plan
+    plan writes: one that makes moving an under-replicated partition (PL305) an error
+    refuses the plan that --include-under-replicated makes; without it, a warning."""
+    snap = write_snapshot(tmp_path / "s.json", {1: "a", 2: "b", 3: "c", 4: "a"}, {
+        "t": [{"replicas": [1, 2, 3], "isr": [1, 2]}, [2, 3, 1], [3, 1, 2], [1, 2, 3]]})
+    args = [sys.executable, "-m", "policylint", "plan", snap, "--add", "5:b",
+            "--include-under-replicated"]
+    warned = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
+    assert warned.returncode == 0 and "PL305" in warned.stderr, warned.stderr
+    (tmp_path / ".policylint.yaml").write_text("rules:\n  PL305: {severity: error}\n")
+    refused = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
+    assert refused.returncode == 1 and "nothing written" in refused.stderr, refused.stderr

@@ -587,8 +587,14 @@ def load_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE
 
 
 def parse_context(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Document]:
-    """The documents of a context file; InputError when it cannot be read."""
+    """The documents of a context file (from ``unsaved`` where it holds it); InputError
+    when it cannot be read."""
+    held = (unsaved.get() or {}).get(os.path.abspath(path))
     try:
+        if held is not None:
+            source = decode(display_name(Path(path)), held.encode("utf-8", "surrogatepass"),
+                            _suffix(path))
+            return parse(source)
         return parse(read(Path(path), max_size))
     except ParseError as exc:
         raise InputError(f"{path}:{exc.line or 1}:{exc.column or 1}: {exc.message}") from None
