@@ -3,10 +3,11 @@
 For every minor release from 3.3 to 4.4 (Maven Central's jars, tests/kafka/pom.xml), a
 cluster of one controller and three brokers is started, captured with `policylint
 snapshot` (its brokers and settings are the profile), and the generated corpus
-(tests/kafka_oracle.py) is sent to it as CreateTopics with validateOnly, and its configs as
+(tests/kafka_oracle.py) is sent to it: as CreateTopics with validateOnly, its configs as
 IncrementalAlterConfigs of an existing topic with validateOnly (nothing is created or
-changed). Prints, per release and rule, the cases, the agreements and each disagreement with
-its example; exits 1 on any.
+changed), and a cluster resource's broker settings (min.insync.replicas) as
+IncrementalAlterConfigs of a broker. Prints, per release and rule, the cases, the
+agreements and each disagreement with its example; exits 1 on any.
 
     python bench/kafka_oracle.py            # every release
     python bench/kafka_oracle.py 3.3 4.4    # some
@@ -40,12 +41,13 @@ def main(minors: list[str]) -> int:
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
     rules = sorted(total, key=lambda r: (r == "accepted", r))
     print("| Kafka | topic config keys | cases | agree | as changes: cases, agree | "
-          + " | ".join(rules) + " |")
-    print("|---|---|---:|---:|---:|" + "---:|" * len(rules))
+          "broker settings: cases, agree | " + " | ".join(rules) + " |")
+    print("|---|---|---:|---:|---:|---:|" + "---:|" * len(rules))
     for minor, found, _ in rows:
         keys = "same" if not found.keys else f"{len(found.keys)} differ"
         print(f"| {RELEASES[minor]} | {keys} | {found.cases} | {found.agree} | "
               f"{found.altered}, {found.altered_agree} | "
+              f"{found.brokers}, {found.brokers_agree} | "
               + " | ".join(str(found.by_rule.get(r, 0)) for r in rules) + " |")
     for minor, found, _ in rows:
         for key, why in found.keys:

@@ -222,6 +222,8 @@ class Agreement:
     captured: str | None = None  # the release `policylint snapshot` says the cluster runs
     altered: int = 0  # the cases asked as changes of an existing topic, and those agreeing
     altered_agree: int = 0
+    brokers: int = 0  # the broker settings of a cluster resource asked, and those agreeing
+    brokers_agree: int = 0
 
 
 def compare(release: str, cases: list[Case], kafka: dict[str, Verdict],
@@ -262,6 +264,16 @@ def judged(cluster, release: str, folder: Path) -> Agreement:
     found.altered, found.altered_agree = altered.cases, altered.agree
     found.disagree += [(dataclasses.replace(case, what=case.what + " (as a change)"), k, p)
                        for case, k, p in altered.disagree]
+    # a cluster resource's broker settings, where they change the live cluster's (one
+    # that keeps the live value changes nothing: no operator sends it)
+    from policylint.kafka import as_int
+    live = as_int(captured.get("config", {}).get("min.insync.replicas"))
+    brokers = [c for c in broker_cases(release)
+               if as_int(c.config["min.insync.replicas"]) != live]
+    judged_brokers = compare(release, brokers, broker_verdicts(cluster, brokers),
+                             broker_policylint_verdicts(brokers, captured, folder))
+    found.brokers, found.brokers_agree = judged_brokers.cases, judged_brokers.agree
+    found.disagree += judged_brokers.disagree
     from policylint import kafka_configs
     table, listed = kafka_configs.table(release), topic_config_keys(cluster)
     # (a key policylint knows that Kafka does not list may be one it keeps internal, as 3.3
@@ -302,6 +314,65 @@ def alter_verdicts(cluster, cases: list[Case]) -> dict[str, Verdict]:
     finally:
         admin.close()
     return found
+
+
+#: the broker settings of a cluster resource whose values policylint judges (PL101: a
+#: positive integer) and Kafka validates on the dynamic path (as cluster-wide settings)
+BROKER_KEYS = ("min.insync.replicas",)
+
+
+def broker_cases(release: str) -> list[Case]:
+    """A cluster resource's broker settings: each key's valid, invalid and boundary values."""
+    from policylint import kafka_configs
+    spec = kafka_configs.table(release)["min.insync.replicas"]  # its broker setting's rules
+    return [Case(f"oracle-broker-{i:03d}", f"broker {key}={value!r} ({what})", {key: value})
+            for key in BROKER_KEYS for i, (value, what) in enumerate(_values(key, spec))]
+
+
+def broker_verdicts(cluster, cases: list[Case]) -> dict[str, Verdict]:
+    """Kafka's answer to each broker setting: IncrementalAlterConfigs of broker 1 with
+    validateOnly (a static setting is refused there as "Cannot update these configs
+    dynamically": only dynamic ones are asked)."""
+    from kafka.admin import ConfigResource, ConfigResourceType
+    admin = cluster.admin()
+    found: dict[str, Verdict] = {}
+    try:
+        for case in cases:
+            said = admin.alter_configs(
+                [ConfigResource(ConfigResourceType.BROKER, "1", configs=case.config)],
+                validate_only=True, incremental=True, raise_on_unknown=False)["broker"]["1"]
+            found[case.name] = Verdict(said != "OK", "" if said == "OK" else said)
+    finally:
+        admin.close()
+    return found
+
+
+def broker_policylint_verdicts(cases: list[Case], cluster: dict, folder: Path
+                               ) -> dict[str, Verdict]:
+    """policylint's verdict on each broker setting, written in a Strimzi ``Kafka`` of the
+    captured cluster (its folder of its own, beside the snapshot: PL308 compares the two
+    where eligible leader replicas are on)."""
+    for case in cases:
+        own = folder / case.name
+        own.mkdir(exist_ok=True)
+        (own / "kafka.yaml").write_text(json.dumps({
+            "apiVersion": "kafka.strimzi.io/v1beta2", "kind": "Kafka",
+            "metadata": {"name": cluster["cluster"]},
+            "spec": {"kafka": {"replicas": BROKERS, "config": case.config}}}))
+        (own / "live.json").write_text(json.dumps(cluster))
+    done = subprocess.run([sys.executable, "-m", "policylint", "lint", *(c.name for c in cases),
+                           "--format", "json", "--select", ",".join(REFUSALS + ("PL308",)),
+                           "--exit-zero", "--policy", "policy.yaml"],
+                          cwd=folder, capture_output=True, text=True, timeout=600)
+    rules: dict[str, list[str]] = {}
+    for f in json.loads(done.stdout)["findings"]:
+        # an error of a refusal rule, or PL308: Kafka refuses a broker-level change while
+        # eligible leader replicas are on (a warning by default, for what the change clears)
+        if not f["suppressed"] and (f["rule"] == "PL308" or f["severity"] == "error"
+                                    and f["rule"] in REFUSALS):
+            rules.setdefault(f["file"].split("/")[0], []).append(f["rule"])
+    return {c.name: Verdict(c.name in rules, ",".join(sorted(set(rules.get(c.name, [])))))
+            for c in cases}
 
 
 def topic_config_keys(cluster) -> dict[str, tuple[str | None, str]]:
