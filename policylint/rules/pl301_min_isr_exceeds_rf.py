@@ -22,7 +22,10 @@ class MinIsrExceedsRf(MinIsrRule):
     PL303's `min`; never the RF, and nothing in plans or snapshots.
 
     ## Why is this bad?
-    What happens depends on the cluster's release, which the message names when an input
+    Kafka itself accepts such a topic: CreateTopics and IncrementalAlterConfigs take a
+    `min.insync.replicas` above the replication factor on every release from 3.3 to 4.4
+    (asked of running clusters by `bench/kafka_oracle.py`). The finding is policylint's
+    judgement of what follows, not a refusal. What happens depends on the cluster's release, which the message names when an input
     says it (the cluster's `kafka_version`, Strimzi's `spec.kafka.version`, the policy's
     `kafka_version` or `--kafka-version`):
     - before Kafka 3.7, every produce with `acks=all` fails with NotEnoughReplicas

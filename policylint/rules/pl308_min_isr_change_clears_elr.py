@@ -21,7 +21,9 @@ class MinIsrChangeClearsElr(Rule):
 
     Also reports a cluster resource (a Strimzi `Kafka`'s broker config) whose
     `min.insync.replicas` differs from the live cluster's (its snapshot in the run) while
-    ELR is on: Kafka refuses a broker-level min.insync.replicas change then.
+    ELR is on: Kafka refuses a broker-level min.insync.replicas change then ("Broker-level
+    min.insync.replicas cannot be altered while ELR is enabled", as running 4.x clusters
+    answer `bench/kafka_oracle.py`).
 
     ## Why is this bad?
     With ELR on, Kafka clears a topic's eligible leader replicas when its
