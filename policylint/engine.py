@@ -321,12 +321,18 @@ class Context(Struct):
         return (None if spec is None else manifest_rf(spec, self.profile),
                 f"the manifest of {move.topic}")
 
+    def memo(self, owner: Any) -> dict:
+        """A dict kept for this run under ``owner`` (the function or object that fills it):
+        what a caller remembers across the run's targets (CEL's subjects and verdicts)."""
+        found = self._views.get(owner)
+        if found is None:
+            found = self._views[owner] = {}
+        return found
+
     def _view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told
         apart by identity."""
-        views = self._views.get(build)
-        if views is None:
-            views = self._views[build] = {}
+        views = self.memo(build)
         key = id(args[0]) if len(args) == 1 else tuple(map(id, args))
         view = views.get(key)
         if view is None:

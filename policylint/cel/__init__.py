@@ -358,10 +358,10 @@ class _Pass:
             batch.passed = self
 
     def pending(self, targets: Sequence[Any], ctx: Any) -> dict[_Batch, list]:
-        memo = ctx._views.get(self)  # per run: identities are told apart within one
-        if memo is None:  # per list of targets; per batch, its verdicts by shape
-            memo = ctx._views[self] = ({}, {batch: {} for batch in self.batches})
-        by_targets, shapes = memo
+        memo = ctx.memo(self)  # per run: identities are told apart within one
+        if not memo:  # per list of targets; per batch, its verdicts by shape
+            memo.update(targets={}, shapes={batch: {} for batch in self.batches})
+        by_targets, shapes = memo["targets"], memo["shapes"]
         found = by_targets.get(id(targets))
         if found is None:  # the list kept with its verdicts: its id stays its own
             started = time.perf_counter()
@@ -573,7 +573,7 @@ def _short(error: str) -> str:
 def _subjects_of(kind: str, target: Any, ctx: Any) -> list[_Subject]:
     """The subjects of a target for the rules of one ``applies_to``, built once per run and
     target for all those rules."""
-    cache = ctx._views.setdefault("cel", {})
+    cache = ctx.memo(_subjects_of)
     found = cache.get((kind, id(target)))
     if found is None:  # the target is kept with them: its id stays its own
         found = cache[(kind, id(target))] = (target, [

@@ -109,7 +109,7 @@ def _configs(ctx, stated: dict, profile: ClusterProfile | None, release: str,
     own values, else the cluster's (or Kafka's default, for a cluster that states every
     setting it changes) where an input gives them. Made once per run for each distinct
     config (a repository repeats the same few): the maps are shared, read-only."""
-    made = ctx._views.setdefault(_configs, {})
+    made = ctx.memo(_configs)
     key = (memo_key(stated), id(profile), release, unknown)
     try:
         found = made.get(key)
