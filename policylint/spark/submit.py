@@ -5,13 +5,12 @@
         hdfs:///fleet/snapshots/ --output hdfs:///fleet/findings/
 """
 
+import runpy
 import sys
-
-from policylint.cli import main
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--path"]:  # where this file is, for the spark-submit command line
         print(__file__)
-    else:
+    else:  # `python -m policylint audit ...`, as spark-submit runs a script
         sys.argv = ["policylint", "audit", *sys.argv[1:]]
-        main()
+        runpy.run_module("policylint", run_name="__main__", alter_sys=True)
