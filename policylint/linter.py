@@ -131,7 +131,11 @@ def _join(groups, joining: dict[int, str | None]) -> None:
                                       ", ".join(c.name for c in clusters) +
                                       "): lint each with its own --cluster and --add"))
     profile = clusters[0].profile
-    brokers = dict(profile.brokers or {})
+    if profile.brokers is None:
+        raise InputError(f"--add: cluster {profile.name} does not list its brokers (a "
+                         "Strimzi Kafka with node pools): check the plan against a snapshot "
+                         "of it (policylint snapshot)")
+    brokers = dict(profile.brokers)
     for broker, rack in joining.items():
         brokers[broker] = rack if rack is not None else brokers.get(broker)
     profile.brokers, profile.broker_count = brokers, len(brokers)
