@@ -25,9 +25,10 @@ class MinIsrExceedsRf(MinIsrRule):
     Kafka itself accepts such a topic: CreateTopics and IncrementalAlterConfigs take a
     `min.insync.replicas` above the replication factor on every release from 3.3 to 4.4
     (asked of running clusters by `bench/kafka_oracle.py`). The finding is policylint's
-    judgement of what follows, not a refusal. What happens depends on the cluster's release, which the message names when an input
-    says it (the cluster's `kafka_version`, Strimzi's `spec.kafka.version`, the policy's
-    `kafka_version` or `--kafka-version`):
+    judgement of what follows, not a refusal. What happens depends on the cluster's
+    release, which the message names when an input says it (the cluster's
+    `kafka_version`, Strimzi's `spec.kafka.version`, the policy's `kafka_version` or
+    `--kafka-version`):
     - before Kafka 3.7, every produce with `acks=all` fails with NotEnoughReplicas
       (KAFKA-4680, KIP-579), retried until it times out;
     - from Kafka 3.7, the broker uses min(min.insync.replicas, replicas) (KAFKA-15583): the
