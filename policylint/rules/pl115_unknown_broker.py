@@ -1,3 +1,4 @@
+from ..model import Plan
 from ..rule import Rule
 from ..words import ids
 
@@ -53,12 +54,16 @@ class UnknownBroker(Rule):
                     found.setdefault(broker, i)
             return found
 
+        # a plan's broker may be one that joins the cluster, which the snapshot cannot know
+        joins = isinstance(target, Plan)
         for found in ctx.replica_lists(target).failing(unknown):
             for broker, i in found.verdict.items():
                 yield self.finding(
                     self.say(broker=broker, replicas=ids(found.replicas), topic=found.topic,
                              partition=found.partition, cluster=profile.name,
-                             known=_known(brokers)),
+                             known=_known(brokers)) +
+                    (f"; if it joins the cluster, say so: --add {broker}:RACK" if joins
+                     else ""),
                     at=found.where(i), topic=found.topic, partition=found.partition)
 
     def spark(self, options, policy):
