@@ -101,10 +101,38 @@ class Client:
             if message["params"]["uri"] == uri:
                 return message
 
+    def open(self, root: Path, edited: Path, text: str, options: dict) -> str:
+        """The session started on ``root`` with ``options``, ``edited`` opened and its
+        first diagnostics received: its URI."""
+        self.send("initialize", {"capabilities": {}, "rootUri": root.as_uri(),
+                                 "initializationOptions": options}, request=True)
+        self.receive()
+        self.send("initialized", {})
+        uri = edited.as_uri()
+        self.send("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "yaml", "version": 1, "text": text}})
+        self.published(uri)
+        return uri
+
     def cpu(self) -> float:
         """The server process's CPU time so far, in seconds."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def workspace(root: Path, files: int) -> tuple[Path, str]:
+    """A Kafka, ``files`` - 1 topic files and the 200-line file the edits go to (its path
+    and text) under ``root``."""
+    (root / "kafka.yaml").write_text(KAFKA)
+    (root / "topics").mkdir()
+    for i in range(files - 1):
+        (root / "topics" / f"t{i:04d}.yaml").write_text(
+            TOPIC.format(name=f"t{i:04d}", min_isr=2))
+    edited = root / "topics" / "edited.yaml"
+    text = "---\n".join(TOPIC.format(name=f"e{i:02d}", min_isr=2) for i in range(16))
+    text = "\n".join(text.splitlines()[:200]) + "\n"
+    edited.write_text(text)
+    return edited, text
 
 
 def measure(files: int, debounce_ms: int | None) -> tuple:
@@ -112,26 +140,11 @@ def measure(files: int, debounce_ms: int | None) -> tuple:
     workspace of ``files`` topic files; ``debounce_ms`` None: the server's default."""
     with tempfile.TemporaryDirectory(prefix="policylint-server-") as folder:
         root = Path(folder)
-        (root / "kafka.yaml").write_text(KAFKA)
-        (root / "topics").mkdir()
-        for i in range(files - 1):
-            (root / "topics" / f"t{i:04d}.yaml").write_text(
-                TOPIC.format(name=f"t{i:04d}", min_isr=2))
-        edited = root / "topics" / "edited.yaml"
-        text = "---\n".join(TOPIC.format(name=f"e{i:02d}", min_isr=2) for i in range(16))
-        text = "\n".join(text.splitlines()[:200]) + "\n"
-        edited.write_text(text)
+        edited, text = workspace(root, files)
         client = Client(root)
         started = time.perf_counter()
-        options = {} if debounce_ms is None else {"debounceMs": debounce_ms}
-        client.send("initialize", {"capabilities": {}, "rootUri": root.as_uri(),
-                                   "initializationOptions": options}, request=True)
-        client.receive()
-        client.send("initialized", {})
-        uri = edited.as_uri()
-        client.send("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "yaml", "version": 1, "text": text}})
-        client.published(uri)
+        uri = client.open(root, edited, text,
+                          {} if debounce_ms is None else {"debounceMs": debounce_ms})
         first, cpu = time.perf_counter() - started, client.cpu()
         line = next(i for i, x in enumerate(text.splitlines()) if "min.insync" in x)
         column = text.splitlines()[line].index(":") + 2
@@ -161,24 +174,9 @@ def typed(files: int, keys: int = 4, pause: float = 0.06, bursts: int = 20) -> t
     ``pause`` seconds apart (a brisk typist), then waiting."""
     with tempfile.TemporaryDirectory(prefix="policylint-server-") as folder:
         root = Path(folder)
-        (root / "kafka.yaml").write_text(KAFKA)
-        (root / "topics").mkdir()
-        for i in range(files - 1):
-            (root / "topics" / f"t{i:04d}.yaml").write_text(
-                TOPIC.format(name=f"t{i:04d}", min_isr=2))
-        edited = root / "topics" / "edited.yaml"
-        text = "---\n".join(TOPIC.format(name=f"e{i:02d}", min_isr=2) for i in range(16))
-        text = "\n".join(text.splitlines()[:200]) + "\n"
-        edited.write_text(text)
+        edited, text = workspace(root, files)
         client = Client(root)
-        client.send("initialize", {"capabilities": {}, "rootUri": root.as_uri(),
-                                   "initializationOptions": {}}, request=True)
-        client.receive()
-        client.send("initialized", {})
-        uri = edited.as_uri()
-        client.send("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "yaml", "version": 1, "text": text}})
-        client.published(uri)
+        uri = client.open(root, edited, text, {})
         line = next(i for i, x in enumerate(text.splitlines()) if "retention.ms" in x)
         column = len(text.splitlines()[line])
         took, version = [], 1
