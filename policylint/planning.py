@@ -231,7 +231,8 @@ def _how_to_run(made, batches, files, output, throttle) -> str:
             configs = throttled(made, batches[k - 1])
             senders = {b for i in batches[k - 1].entries for b in made.before[i]}
             lines.append(f"      it sets leader/follower.replication.throttled.replicas on "
-                         f"{count(len(configs), 'topic')} and the rates on {count(len(senders), 'broker')}")
+                         f"{count(len(configs), 'topic')} and the rates on "
+                         f"{count(len(senders), 'broker')}")
     election = [path for path, _ in files if ".election" in path]
     if election:  # the order is written; leadership moves when elected
         lines.append(f"    kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type "

@@ -120,7 +120,8 @@ class KafkaCluster:
     def _start_node(self, node: int) -> None:
         log = open(self.folder / f"node-{node}.log", "ab")
         self.processes[node] = subprocess.Popen(
-            [java(), *JVM, "-cp", self.cp, "kafka.Kafka", str(self.folder / f"node-{node}.properties")],
+            [java(), *JVM, "-cp", self.cp, "kafka.Kafka",
+             str(self.folder / f"node-{node}.properties")],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def start(self, timeout: float = 120) -> "KafkaCluster":

@@ -493,7 +493,8 @@ def test_terraform_root_modules_in_subfolders_are_read_from_the_repository_root(
           topics = local.requests
         }
         """)
-    requests = "topics:\n  - {{request_id: r1, name: {0}, partitions: 3, replication_factor: {1}}}\n"
+    requests = ("topics:\n  - {{request_id: r1, name: {0}, partitions: 3, "
+                "replication_factor: {1}}}\n")
     write_files(tmp_path, {
         "envs/prod/main.tf": call, "envs/prod/topic_requests.yaml": requests.format("orders", 3),
         "envs/dev/main.tf": call, "envs/dev/topic_requests.yaml": requests.format("orders-dev", 1),

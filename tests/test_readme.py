@@ -120,7 +120,8 @@ def test_the_plan_steps_run_as_written(tmp_path):
         p["isr"] = p["replicas"]
     (tmp_path / "prod.json").write_text(json.dumps({
         "kind": "ClusterSnapshot", "version": 1, "cluster": "prod", "brokers": brokers,
-        "config": {"min.insync.replicas": "2"}, "topics": [{"name": "orders", "partitions": partitions}]}))
+        "config": {"min.insync.replicas": "2"},
+        "topics": [{"name": "orders", "partitions": partitions}]}))
     sizes = [{"broker": b["id"], "logDirs": [{"logDir": "/data", "error": None, "partitions": [
         {"partition": f"orders-{p['partition']}", "size": 1000 * (1 + p["partition"] % 7),
          "offsetLag": 0, "isFuture": False} for p in partitions if b["id"] in p["replicas"]]}]}

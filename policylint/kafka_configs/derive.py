@@ -67,8 +67,8 @@ DELTAS: dict[str, tuple[str, dict[str, dict | None]]] = {
     "4.3": ("4.2", {}),
     # 4.4 (its upgrade guide published): KIP-1241's remote copy lag, how far a segment's copy
     # to remote storage may trail (-1: follow the local retention; 0: copy as soon as a
-    # segment rolls; the defaults 0 ms and -1 bytes, as a running 4.4.0 lists them). LogConfig.validate refuses a positive lag above the
-    # effective local retention (PL607).
+    # segment rolls; the defaults 0 ms and -1 bytes, as a running 4.4.0 lists them).
+    # LogConfig.validate refuses a positive lag above the effective local retention (PL607).
     "4.4": ("4.3", {
         "remote.copy.lag.ms": {"type": "long", "min": -1, "default": 0},
         # its default -1 (follow the local retention) as a running 4.4.0 lists it
