@@ -291,28 +291,32 @@ def lint(
     named = [p for p in [*(paths or []), *(cluster or []), current, policy, baseline]
              if p and p != "-" and os.path.isfile(p)]
     _check_targets(extra, named, force)
-    from .linter import lint as run_lint
+    from .linter import judge, load
+    from .settings import Output, resolve
     started = time.perf_counter()
     piped = None  # `lint - --fix`: standard input, kept to print unchanged if nothing is fixed
     if fix and paths == ["-"] and sys.stdin is not None and not sys.stdin.isatty():
         piped = sys.stdin.buffer.read(size + 1) if hasattr(sys.stdin, "buffer") else \
             sys.stdin.read(size + 1).encode("utf-8", "surrogateescape")
         sys.stdin = io.TextIOWrapper(io.BytesIO(piped))
+    paths = paths or ["."]
     with _exit_2_on_errors(), _captured(bootstrap_server, command_config) as captured:
         if add:
             from .planning import brokers_spec
-        joining = brokers_spec(",".join(add)) if add else None
+        settings = resolve(
+            paths, cluster=captured or cluster, current=current, policy=policy,
+            select=_codes(select), ignore=_codes(ignore), allow_rf_change=allow_rf_change,
+            max_file_size=size, base=base, stdin_name=stdin_filename,
+            baseline="" if write_baseline else baseline, exclude=exclude,
+            force_exclude=force_exclude, respect_gitignore=respect_gitignore,
+            kafka_version=kafka_version, max_yaml_values=max_yaml_values,
+            policy_from=policy_from, joining=brokers_spec(",".join(add)) if add else None,
+            output=Output(fmt, fail_on, quiet, show_suppressed, statistics,
+                          sys.stdout.isatty() and "NO_COLOR" not in os.environ
+                          if color is None else color))
 
         def linted():
-            return run_lint(paths or ["."], cluster=captured or cluster, current=current,
-                            policy=policy, select=_codes(select), ignore=_codes(ignore),
-                            allow_rf_change=allow_rf_change, max_file_size=size, base=base,
-                            keep=_KEPT, stdin_name=stdin_filename,
-                            baseline="" if write_baseline else baseline,
-                            exclude=exclude, force_exclude=force_exclude,
-                            respect_gitignore=respect_gitignore, kafka_version=kafka_version,
-                            max_yaml_values=max_yaml_values, policy_from=policy_from,
-                            joining=joining)
+            return judge(load(paths, settings), settings, keep=_KEPT)
         if base is not None and policy_from == "head":
             _say("policylint: --policy-from head: the working tree's policy judges this "
                  f"change, not the policy at {base}")
@@ -329,11 +333,11 @@ def lint(
         from .baseline import document
         from .reporters import repo_relative
         baseline_text = document(result.findings, repo_relative)
-    use_color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if color is None else color
+    shown = settings.output
     with _exit_2_on_errors():  # a reporter plugin may fail
-        output = _statistics(result, fmt) if statistics else \
-            render(fmt, result, color=use_color and not output_file, quiet=quiet,
-                   show_suppressed=show_suppressed)
+        output = _statistics(result, fmt) if shown.statistics else \
+            render(fmt, result, color=shown.color and not output_file, quiet=shown.quiet,
+                   show_suppressed=shown.show_suppressed)
         rendered = [(file, output if file == output_file else
                      render(report_fmt, result) if report_fmt else baseline_text)
                     for report_fmt, file in extra]

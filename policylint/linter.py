@@ -1,78 +1,66 @@
-"""``lint()``: the library entry point behind ``policylint lint``."""
+"""``lint()``, the library entry point behind ``policylint lint``: ``load`` what a run
+reads, then ``judge`` it, both by one ``settings.Settings`` value."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
+from typing import Any
 
 from . import policy as policies
-from .engine import Context, Result, Unchecked, run, selected_rules
-from .registry import check_selectors
-from .sources import DEFAULT_MAX_FILE_SIZE, start_of
+from .engine import Context, Result, Unchecked, run
+from .settings import Settings, resolve
+from .sources import Inputs
 from .sources.loader import place_base, read_inputs
-from .sources.yamldoc import MAX_NODES, max_nodes
+from .sources.yamldoc import max_nodes
 
 
-def lint(paths: list[str], *, cluster: str | list[str] | None = None,
-         current: str | None = None, policy: str | None = None,
-         select: list[str] | None = None, ignore: list[str] | None = None,
-         allow_rf_change: bool = False, max_file_size: int = DEFAULT_MAX_FILE_SIZE,
-         base: str | None = None, today: dt.date | None = None,
-         keep: list | None = None, stdin_name: str | None = None,
-         baseline: str | None = None, exclude: list[str] | None = None,
-         force_exclude: bool = False, respect_gitignore: bool = True,
-         kafka_version: str | None = None, max_yaml_values: int | None = None,
-         judged: set[str] | None = None, policy_from: str = "base",
-         joining: dict[int, str | None] | None = None) -> Result:
-    """Lint files and directories, each topic and plan against its own cluster (``cluster``:
-    the ``--cluster`` files); with ``base`` (a git ref) also compare topic manifests with
-    the same topics at that ref. ``keep``: a list the run's model is appended to, for a
-    caller that ends its process without freeing it object by object (half a second for a
-    million-entry plan). ``stdin_name``: how standard input (a path ``-``) is shown;
-    ``baseline``: a baseline file (else the policy's; "": none), whose findings are left
-    out; ``exclude``: patterns directory walks leave out, besides the policy's and what git
-    ignores (``force_exclude``: named files too; ``respect_gitignore=False``: what git
-    ignores is walked); ``kafka_version``: the release of clusters that do not say their
-    own, over the policy's; ``max_yaml_values``: the most values a YAML file may hold
-    (each is kept to locate findings), else 2,000,000; ``judged``: the files (as shown)
-    whose contents are judged, the others read as their surroundings only (the clusters an
-    editor's file is placed among); None: all. With ``base``, the policy, what it extends
-    and its baseline are read at that ref (``policy_from``: "head" for the working tree's,
-    or another git ref),
-    and what the working tree changes of them is reported (PL125, ``policylint.gate``).
-    ``joining``: brokers (id -> rack) that join the cluster the run's plans are checked
-    against, as ``plan --add`` brings them in. Raises
-    InputError, BaselineError, PolicyError or RegistryError for
+def lint(paths: list[str], *, keep: list | None = None, judged: set[str] | None = None,
+         **options: Any) -> Result:
+    """Lint files and directories, each topic and plan against its own cluster: ``load``
+    then ``judge`` with the settings ``options`` resolve to (``settings.resolve``: the
+    ``--cluster`` files, ``base`` for diff mode, the policy, ...). ``keep``, ``judged``: as
+    ``judge`` takes them. Raises InputError, BaselineError, PolicyError or RegistryError for
     problems with the call itself (exit 2)."""
-    start = start_of(paths)
-    ref = base if policy_from == "base" else None if policy_from == "head" else policy_from
-    tree = policies.GitTree(ref, start) if ref is not None else None
-    chosen = policies.load(policy, start, tree)
-    if kafka_version is not None:
-        chosen.kafka_version = kafka_version
-    check_selectors((select or []) + (ignore or []), chosen.custom_rules)
-    rules = selected_rules(chosen, select, ignore)
-    clusters = [cluster] if isinstance(cluster, str) else list(cluster or [])
-    bound = max_nodes.set(max_yaml_values or MAX_NODES)
+    chosen = resolve(paths, **options)
+    return judge(load(paths, chosen), chosen, judged=judged, keep=keep)
+
+
+def load(paths: list[str], settings: Settings) -> Inputs:
+    """Everything a run over ``paths`` reads, as models grouped by cluster: the files, the
+    clusters, with ``settings.base`` the manifests at that ref, the joining brokers, and
+    what the change does to the policy that judges it (PL125). InputError or
+    BaselineError for problems with the call itself."""
+    bound = max_nodes.set(settings.max_yaml_values)
     at_base: list[tuple[str, bytes]] = []
     try:
-        inputs = read_inputs(paths, clusters, current, max_file_size, chosen.clusters,
-                             stdin_name, chosen.exclude + list(exclude or []), force_exclude,
-                             respect_gitignore)
-        if base is not None:
+        inputs = read_inputs(paths, list(settings.clusters), settings.current,
+                             settings.max_file_size, settings.policy.clusters,
+                             settings.stdin_name, list(settings.exclude),
+                             settings.force_exclude, settings.respect_gitignore)
+        if settings.base is not None:
             from .sources import base_manifests
             from .sources.git import files_at
-            at_base = files_at(base, paths)
-            place_base(inputs, base_manifests(at_base, max_file_size))
+            at_base = files_at(settings.base, paths)
+            place_base(inputs, base_manifests(at_base, settings.max_file_size))
     finally:
         max_nodes.reset(bound)
-    if joining:
-        _join(inputs.groups, joining)
-    baseline = chosen.baseline if baseline is None else baseline
-    if tree is not None:
-        inputs.findings += _gate(chosen, tree, policy, start, baseline, at_base, inputs.files,
-                                 _declared_pairs(inputs.groups) if base is not None else ())
+    if settings.joining:
+        _join(inputs.groups, dict(settings.joining))
+    if settings.tree is not None:
+        inputs.findings += _gate(settings, at_base, inputs.files, _declared_pairs(
+            inputs.groups) if settings.base is not None else ())
+    return inputs
+
+
+def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
+          keep: list | None = None) -> Result:
+    """The rules of ``settings`` over what ``load`` read, each group against its cluster,
+    less what the baseline records. ``judged``: the files (as shown) whose contents are
+    judged, the others read as their surroundings only (the clusters an editor's file is
+    placed among); None: all. ``keep``: a list the run's model is appended to, for a caller
+    that ends its process without freeing it object by object (half a second for a
+    million-entry plan)."""
     unchecked = Unchecked()
     placed: list[tuple] = []
     for plan in inputs.unplaced:  # PL123: plans checked without their cluster
@@ -81,13 +69,13 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
     runs = []
     for group in inputs.groups:
         cluster_ = group.cluster
-        ctx = Context(policy=chosen, profile=cluster_.profile if cluster_ else None,
+        ctx = Context(policy=settings.policy, profile=cluster_.profile if cluster_ else None,
                       snapshot=cluster_.snapshot if cluster_ else None,
                       current=inputs.current, manifests=group.manifests, plans=group.plans,
-                      allow_rf_change=allow_rf_change, unchecked=unchecked,
+                      allow_rf_change=settings.allow_rf_change, unchecked=unchecked,
                       changes=group.changes)
-        if base is not None:
-            ctx.base, ctx.base_ref = group.base, base
+        if settings.base is not None:
+            ctx.base, ctx.base_ref = group.base, settings.base
         if group.label is not None:  # PL118, PL121: checked without their cluster
             for spec in group.manifests:
                 unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
@@ -100,20 +88,16 @@ def lint(paths: list[str], *, cluster: str | list[str] | None = None,
         placed += [(spec, group, ctx) for spec in group.manifests]
     if keep is not None:
         keep.append(runs)
-    result = run(runs, rules, chosen, inputs.findings, len(inputs.files), today,
-                 inputs.skipped, unchecked)
-    result.read, result.placed = inputs.files, placed
-    result.policy = chosen.source + (f" at {ref}" if tree is not None else "")
-    if tree is not None and tree.outside:  # out of the change's reach: judges as it is
-        result.policy += (f"; read from disk, outside the git work tree: "
-                          f"{', '.join(tree.outside)}")
+    result = run(runs, list(settings.rules), settings.policy, inputs.findings,
+                 len(inputs.files), settings.today, inputs.skipped, unchecked)
+    result.read, result.placed, result.policy = inputs.files, placed, settings.described
     if judged is not None:  # what cross-file rules said of the surroundings is not asked
         result.findings = [f for f in result.findings if f.file in judged]
-    if baseline:
-        from .baseline import apply, load
+    if settings.baseline:
+        from .baseline import apply, load as load_baseline
         from .reporters import repo_relative
-        result.findings, baselined, fixed = apply(result.findings, load(baseline, tree),
-                                                  repo_relative)
+        result.findings, baselined, fixed = apply(
+            result.findings, load_baseline(settings.baseline, settings.tree), repo_relative)
         result.baseline = {"baselined": baselined, "fixed": fixed}
     return result
 
@@ -152,17 +136,19 @@ def _declared_pairs(groups) -> list[tuple]:
     return pairs
 
 
-def _gate(chosen, tree, policy: str | None, start, baseline: str | None,
-          at_base: list[tuple[str, bytes]], names: list[str], declared) -> list:
+def _gate(settings: Settings, at_base: list[tuple[str, bytes]], names: list[str],
+          declared) -> list:
     """PL125: what the working tree changes of the policy, baseline, suppressions and
-    suppressing annotations (``declared``: (base or None, head) manifests) that the base
-    ``tree`` judges it by."""
+    suppressing annotations (``declared``: (base or None, head) manifests) that the policy
+    read at the base (``settings.tree``) judges it by."""
     from . import gate
     from .baseline import BaselineError, load as load_baseline
-    found = policies.discover(start) if policy is None else Path(policy)
+    chosen, baseline = settings.policy, settings.baseline
+    found = policies.discover(settings.start) if settings.policy_file is None else \
+        Path(settings.policy_file)
     name = policies.display_name(found) if found else "the policy"
     try:
-        head = policies.load(policy, start)
+        head = policies.load(settings.policy_file, settings.start)
         changes = list(gate.policy_changes(chosen, head))
     except policies.PolicyError as exc:
         changes = [(f"the policy of this change does not load ({exc})", True, ())]
@@ -173,7 +159,7 @@ def _gate(chosen, tree, policy: str | None, start, baseline: str | None,
         try:
             changes += gate.baseline_changes(
                 policies.display_name(Path(head_baseline)), text,
-                load_baseline(baseline, tree) if baseline else set(),
+                load_baseline(baseline, settings.tree) if baseline else set(),
                 load_baseline(head_baseline))
         except BaselineError as exc:
             changes.append((f"the baseline of this change does not load ({exc})", True, ()))

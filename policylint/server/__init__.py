@@ -21,7 +21,7 @@ from . import help as config_help
 from .workspace import Linted, Workspace, edit
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
-DEBOUNCE_MS = 150
+DEBOUNCE_MS = 50
 #: the code action kind of "fix all", namespaced so that fix-on-save can name it alone
 FIX_ALL = "source.fixAll.policylint"
 #: the commands the server runs (``workspace/executeCommand``), named as ruff's are
@@ -107,7 +107,9 @@ def build() -> Any:
         return {p: d.source for u, d in list(ls.workspace.text_documents.items())
                 if (p := to_fs_path(u))}
 
-    def publish(ls: LanguageServer, uri: str) -> None:
+    def publish(ls: LanguageServer, uri: str, edited: bool = False) -> None:
+        """Lints the document and publishes its findings, and those of the folder's other
+        files; ``edited``: after a change of its text, when it may be judged alone."""
         document = ls.workspace.get_text_document(uri)
         path = to_fs_path(uri)
         if path is None:
@@ -116,7 +118,7 @@ def build() -> Any:
         texts[path] = document.source
         others: dict = {}
         try:
-            linted, others = workspace().lint(path, texts)
+            linted, others = workspace().lint(path, texts, edited)
         except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
             ls.window_show_message(types.ShowMessageParams(
                 types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
@@ -125,6 +127,8 @@ def build() -> Any:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version,
             diagnostics=diagnostics(linted, types, related(ls))))
+        if others is None:  # this file alone judged again: the others' are as published
+            return
         # the findings of the folder's other files, open or not (as ruff's workspace
         # diagnostics): a cluster's finding that names this file's topic is there; a file
         # whose findings went is cleared
@@ -144,7 +148,7 @@ def build() -> Any:
         await asyncio.sleep(state["debounce"])
         document = ls.workspace.get_text_document(uri)
         if document.version == version:  # the last edit of a burst
-            publish(ls, uri)
+            publish(ls, uri, edited=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -166,6 +170,9 @@ def build() -> Any:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         state["linted"].pop(params.text_document.uri, None)
+        path = to_fs_path(params.text_document.uri)
+        if path is not None:  # its unsaved text is gone: the file on disk is read again
+            workspace().forget(path)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=params.text_document.uri, diagnostics=[]))
 

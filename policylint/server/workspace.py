@@ -4,8 +4,12 @@ Every file read is parsed once and kept (keyed by size, mtime and inode, so a fi
 parsed again only when it changes). An open file is linted from the editor's unsaved text
 with its workspace folder whole, as ``policylint lint FOLDER`` reads it (its policy, its
 clusters scoped by directory): the same findings, for that file and for the folder's
-others. The files that describe clusters (Strimzi ``Kafka`` and node pools, snapshots...)
-are found from the parsed files when first asked, for a file outside every folder.
+others. The folder's model is kept too: an edit of a file that only declares topics reads
+that file again and judges it alone among the others (``loader.replaced``), in time that
+does not grow with the folder; any other edit, a save of a cluster file or a change on disk
+reads the folder again. The files that describe clusters (Strimzi ``Kafka`` and node pools,
+snapshots...) are found from the parsed files when first asked, for a file outside every
+folder.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import lint
+from ..linter import judge, load
+from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
 
@@ -33,11 +38,21 @@ class Linted(NamedTuple):
 class Workspace:
     def __init__(self, roots: list[str], options: dict | None = None):
         self.roots = [os.path.abspath(r) for r in roots if os.path.isdir(r)]
-        #: the editor's settings, as ``lint``'s keywords (policy, select, ignore,
-        #: kafka_version, baseline): what ``policylint lint`` with those options gives
-        self.options = dict(options or {})
+        self.options = options
         self.parsed: dict = {}  # sources.read_before: every file read, while unchanged
         self._of_root: dict[str, list[str]] | None = None  # None: not found yet
+
+    @property
+    def options(self) -> dict:
+        """The editor's settings, as ``settings.resolve``'s keywords (policy, select,
+        ignore, kafka_version, baseline): what ``policylint lint`` with those options
+        gives."""
+        return self._options
+
+    @options.setter
+    def options(self, options: dict | None) -> None:
+        self._options = dict(options or {})
+        self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
 
     @property
     def of_root(self) -> dict[str, list[str]]:
@@ -52,8 +67,10 @@ class Workspace:
         return sorted({c for found in self.of_root.values() for c in found})
 
     def stale(self) -> None:
-        """A file came, went or changed on disk: find the cluster files again when asked."""
+        """A file came, went or changed on disk: find the cluster files again when asked,
+        and read every folder again."""
         self._of_root = None
+        self.loaded.clear()
 
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
@@ -85,14 +102,20 @@ class Workspace:
         return max(inside, key=len, default=None)
 
     def forget(self, path: str) -> None:
-        """A file changed or went away on disk: read it again when next asked."""
+        """A file changed or went away on disk (or its unsaved text did, closed): read it,
+        and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
+        self.loaded.clear()
 
-    def lint(self, path: str, texts: dict[str, str]) -> tuple[Linted, dict[str, Linted]]:
-        """The findings of the file at ``path``, its workspace folder linted whole as
+    def lint(self, path: str, texts: dict[str, str], edited: bool = False
+             ) -> tuple[Linted, dict[str, Linted] | None]:
+        """The findings of the file at ``path``, its workspace folder linted as
         ``policylint lint FOLDER`` lints it, with the editor's unsaved ``texts`` (path ->
         text) in place of the files on disk; and those of the folder's other files that
-        have findings (a cluster's finding that names this file's topic lives there)."""
+        have findings (a cluster's finding that names this file's topic lives there).
+        ``edited``: the file's text changed since its last lint: when it can be, it alone
+        is judged again among the folder's kept model, and the others' findings are None
+        (as they were)."""
         path = os.path.abspath(path)
         name = display_name(path)
         root = self.root_of(path)
@@ -101,6 +124,9 @@ class Workspace:
         else:
             paths = [path] + [c for c in self.clusters if c != path and os.path.exists(c)]
         texts = {os.path.abspath(p): t for p, t in texts.items()}
+        alone = self._again(tuple(paths), path, name, texts) if edited else None
+        if alone is not None:
+            return Linted(name, texts.get(path, ""), alone), None
         result = self._run(paths, texts)
         known = name in result.read or any(f.rule == "PL100" and f.file == name
                                            for f in result.findings)
@@ -121,14 +147,42 @@ class Workspace:
 
     def _run(self, paths: list[str], texts: dict[str, str]):
         """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
-        files on disk, and the files read before and unchanged not parsed again."""
+        files on disk, and the files read before and unchanged not parsed again; the model
+        kept for the edits that follow."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with _uncollected():
-                result = lint(paths, **self.options)
+                settings = resolve(paths, **self.options)
+                inputs = load(paths, settings)
+                result = judge(inputs, settings)
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
+        self.loaded[tuple(paths)] = settings, inputs
+        result.findings = [f for f in result.findings if f.rule != "PL102"]
+        return result
+
+    def _again(self, paths: tuple, path: str, name: str, texts: dict[str, str]):
+        """The result of the one file ``path`` read again from ``texts`` and judged among
+        the folder's kept model (None: it cannot be judged alone, or nothing is kept)."""
+        from ..sources import parse_files
+        from ..sources.loader import replaced
+        from ..sources.yamldoc import max_nodes
+        if paths not in self.loaded or path not in texts:
+            return None
+        settings, inputs = self.loaded[paths]
+        held, bound = unsaved.set(texts), max_nodes.set(settings.max_yaml_values)
+        try:
+            with _uncollected():
+                parsed = parse_files([(path, name, False)], settings.max_file_size)[0]
+                swapped = replaced(inputs, parsed)
+                if swapped is None:
+                    return None
+                result = judge(swapped, settings, judged={name})
+        finally:
+            unsaved.reset(held)
+            max_nodes.reset(bound)
+        self.loaded[paths] = settings, swapped
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 

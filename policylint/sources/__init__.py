@@ -416,8 +416,9 @@ def load_bytes(name: str, data: bytes) -> Inputs:
     return load([(name, False, docs)])
 
 
-def load(parsed: list[Parsed]) -> Inputs:
-    """The model of parsed files."""
+def load(parsed: list[Parsed], related: dict[str, list[Document]] | None = None) -> Inputs:
+    """The model of parsed files; ``related``: the documents other files hold that theirs
+    may refer to (else those among ``parsed``)."""
     inputs = Inputs()
     topics: list[tuple[str, Document, Fields | None]] = []
     patches = kustomize_patches(parsed)
@@ -450,7 +451,8 @@ def load(parsed: list[Parsed]) -> Inputs:
             if role not in _UNCHECKED:
                 _add(inputs, kind, role, doc, validate(kind, doc), topics)
     # once every file is read: a declaration may refer to another file's documents
-    inputs.manifests, inputs.changes = declarations(topics, inputs.related)
+    inputs.manifests, inputs.changes = declarations(
+        topics, inputs.related if related is None else related)
     return inputs
 
 

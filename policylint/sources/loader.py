@@ -4,11 +4,14 @@ baseline, grouped by cluster. This is the one place that decides how they are re
 from __future__ import annotations
 
 import os
+import posixpath
 from pathlib import Path
 
-from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, context_documents, display_name,
-               formats, kind_of, load, parse_context, parse_files, snapshot, source_finding,
-               strimzi, walk)
+from msgspec import structs
+
+from . import (DEFAULT_MAX_FILE_SIZE, InputError, Inputs, Parsed, context_documents,
+               display_name, formats, kind_of, load, parse_context, parse_files, snapshot,
+               source_finding, strimzi, walk)
 from .clusters import Cluster, Group, Placement, describe, duplicate
 from .current import current_assignment
 from .document import Document
@@ -171,6 +174,71 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
     for profile in profiles:
         group(_own(clusters, profile)).profiles.append(profile)
     return list(groups.values())
+
+
+def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
+    """``inputs`` with one file read again (``parsed``: its documents now), when what it
+    holds, before and after, is topic declarations alone, each placed on a cluster among
+    the inputs (what no other file's model depends on); None otherwise: read them all
+    again. The editor's per-edit path: the other files' models are kept as they are."""
+    name = parsed[0]
+    if name not in inputs.files or any(name == n for n, _ in inputs.skipped) or \
+            posixpath.basename(name).startswith("kustomization") or \
+            isinstance(parsed[2], Exception) or name in _holders(inputs):
+        return None
+    if any(formats.role(kind_of(doc)) != "topics" for doc in parsed[2]):
+        return None
+    alone = load([parsed], inputs.related)
+    if alone.changes or alone.files != [name]:
+        return None
+    groups = []
+    for group in inputs.groups:
+        kept = _less(group.manifests, name)
+        if len(kept) != len(group.manifests) and group.label is not None:
+            return None  # its topics named a cluster none of the inputs describe (PL118)
+        groups.append(structs.replace(group, manifests=kept))
+    joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
+    for spec in alone.manifests:
+        cluster, unknown, scope = inputs.placement.of_manifest(spec)
+        at = next((i for i, g in enumerate(groups) if g.label is None and (
+            g.cluster is cluster if cluster is not None else
+            g.cluster is None and g.scope == scope)), None)
+        if unknown is not None or at is None or cluster is not None and cluster.contested:
+            return None
+        joining.setdefault(at, []).append(spec)
+    order = {file: i for i, file in enumerate(inputs.files)}
+    for at, specs in joining.items():
+        _insert(groups[at].manifests, specs, order, name)
+    manifests = _less(inputs.manifests, name)
+    _insert(manifests, alone.manifests, order, name)
+    return structs.replace(
+        inputs, groups=groups, manifests=manifests,
+        findings=[f for f in inputs.findings if f.file != name] + alone.findings)
+
+
+def _less(specs: list[TopicSpec], name: str) -> list[TopicSpec]:
+    return [s for s in specs if s.doc is None or s.doc.source.name != name]
+
+
+def _insert(specs: list[TopicSpec], new: list[TopicSpec], order: dict[str, int],
+            name: str) -> None:
+    """``new`` (the file ``name``'s) into ``specs`` where a whole read puts them: in the
+    order files are walked."""
+    at, get = order[name], order.get
+    i = next((i for i, s in enumerate(specs)
+              if s.doc is not None and get(s.doc.source.name, -1) > at), len(specs))
+    specs[i:i] = new
+
+
+def _holders(inputs: Inputs) -> set[str]:
+    """The files whose documents are more than topic declarations (clusters, plans,
+    snapshots, documents other files refer to)."""
+    return {d.source.name for d in (*(k[1] for k in inputs.kafkas),
+                                    *(p.doc for p in inputs.plans),
+                                    *(s.doc for s in inputs.snapshots),
+                                    *(d for docs in inputs.related.values() for d in docs))
+            if d is not None} | {c.after.doc.source.name if c.after else
+                                 c.before.doc.source.name for c in inputs.changes}
 
 
 def place_base(inputs: Inputs, specs: list[TopicSpec]) -> None:

@@ -1,0 +1,103 @@
+"""The editor's per-edit path: a file that only declares topics is read again and judged
+alone among the folder's kept model (``loader.replaced``). Whatever the edit, its findings
+are exactly those of ``policylint lint FOLDER`` over the same texts; edits that change what
+other files depend on read the folder again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from policylint.linter import lint
+from policylint.server.workspace import Workspace
+from policylint.sources import unsaved
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+TOPIC = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: {name}
+  labels:
+    strimzi.io/cluster: {cluster}
+spec:
+  partitions: 6
+  replicas: {rf}
+  config:
+    min.insync.replicas: {isr}
+"""
+
+
+def topic(name="edited", cluster="prod-eu-1", rf=3, isr=2) -> str:
+    return TOPIC.format(name=name, cluster=cluster, rf=rf, isr=isr)
+
+
+#: each edit's text of topics/edited.yaml, and whether it can be judged alone (after an
+#: edit the folder was read again for, the kept model is that read's)
+EDITS = [
+    (topic(isr=4), True),  # PL301: min.insync.replicas above RF
+    (topic(name="first"), True),  # PL117: a topic another file declares first
+    (topic(name="zz-last") + "---\n" + topic(name="late", rf=1, isr=1), True),
+    (topic(rf="three"), True),  # PL101: a value of the wrong type
+    (topic(cluster="nowhere"), False),  # PL118: a cluster none of the inputs describe
+    (topic(isr=1), False),  # back on a cluster: its PL118 may have stood for others too
+    (topic(isr=3), True),
+    ("kind: [unclosed\n", False),  # PL100: YAML that does not parse
+    (topic(rf=2) + "---\n" + (EXAMPLES / "gitops/kafka.yaml").read_text(), False),  # a Kafka
+    (topic(name="Bad Name!"), False),  # the file held a Kafka: the folder read again
+    (topic(name="Bad Name!", rf=1), True),
+    ("", False),  # emptied: no longer a file of topics
+    (topic(), False),
+    (topic(name="first", isr=5), True),
+]
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    shutil.copy(EXAMPLES / "gitops/kafka.yaml", tmp_path / "kafka.yaml")
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics/a.yaml").write_text(topic(name="first"))
+    (tmp_path / "topics/edited.yaml").write_text(topic())
+    (tmp_path / "topics/z.yaml").write_text(topic(name="zz-last"))
+    return tmp_path
+
+
+def _shown(findings, name) -> list[tuple]:
+    return sorted((f.rule, f.line, f.column, f.message) for f in findings if f.file == name)
+
+
+def test_each_edit_finds_what_a_whole_lint_finds(folder, monkeypatch):
+    monkeypatch.chdir(folder)
+    path = str(folder / "topics/edited.yaml")
+    space = Workspace([str(folder)])
+    space.lint(path, {path: topic()})
+    alone = 0
+    for text, judged_alone in EDITS:
+        linted, others = space.lint(path, {path: text}, edited=True)
+        alone += others is None
+        assert (others is None) == judged_alone, text
+        held = unsaved.set({os.path.abspath(path): text})
+        try:
+            whole = lint([str(folder)])
+        finally:
+            unsaved.reset(held)
+        found = _shown(linted.result.findings, "topics/edited.yaml") \
+            if linted.result is not None else []
+        assert found == _shown(whole.findings, "topics/edited.yaml"), text
+    assert alone == sum(a for _, a in EDITS)
+
+
+def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypatch):
+    monkeypatch.chdir(folder)
+    path = str(folder / "topics/edited.yaml")
+    space = Workspace([str(folder)])
+    space.lint(path, {path: topic()})
+    (folder / "topics/a.yaml").write_text(topic(name="edited"))  # now declared first there
+    space.forget(str(folder / "topics/a.yaml"))
+    linted, others = space.lint(path, {path: topic()}, edited=True)
+    assert others is not None  # the folder read again
+    assert "PL117" in {f.rule for f in linted.result.findings
+                       if f.file == "topics/edited.yaml"}
