@@ -813,6 +813,55 @@ def server(
     serve()
 
 
+@app.command()
+def export(
+    policy: Optional[str] = typer.Argument(None, metavar="[POLICY]",
+                                           help="The policy file (default: the one found "
+                                                "upward from the working directory)."),
+    target: str = typer.Option(..., "--for", metavar="kafka-controller",
+                               help="What the policy is exported for: kafka-controller (the "
+                                    "controller plugin's bundle, see the README's 'At the "
+                                    "controller')."),
+    output: str = typer.Option("-", "-o", "--output", metavar="FILE",
+                               help="Write the bundle to FILE (default: standard output)."),
+    fail: str = typer.Option("closed", "--fail", metavar="closed|open",
+                             help="What the plugin does with every request while the bundle "
+                                  "cannot be loaded: closed refuses them, open admits them."),
+    force: bool = typer.Option(False, "--force",
+                               help="Replace an existing FILE that is not policylint's own "
+                                    "output."),
+) -> None:
+    """Export the policy for the Kafka controller: every rule a topic creation or config
+    change can decide, as CEL and release tables, with the policy's exemptions; the rules
+    that need more (the cluster's state, a diff) are listed, not dropped."""
+    import json
+    from . import policy as policies
+    from .export import bundle
+    if target != "kafka-controller":
+        _fail(f"--for must be kafka-controller, not {target!r}")
+    if fail not in ("closed", "open"):
+        _fail(f"--fail must be closed or open, not {fail!r}")
+    with _exit_2_on_errors():
+        made_from = policies.load(policy)
+        made = bundle(made_from, fail=fail)
+    text = json.dumps(made, indent=1, ensure_ascii=False) + "\n"
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        from .writes import write_all
+        with _exit_2_on_errors("cannot write the bundle"):
+            write_all([(output, text)], [policy] if policy else [], force)
+    # the policy's own rules and options that stay behind are said; the built-ins that
+    # need a cluster are listed in the bundle's not_exported
+    own = {r.code for r in made_from.custom_rules} | set(made_from.rules)
+    for item in made["not_exported"]:
+        if item["code"] in own:
+            _say(f"policylint: {item['code']} {item['name']} not exported: {item['why']}")
+    _say(f"policylint: {len(made['rules'])} rules exported for the Kafka controller"
+         + (f" to {output}" if output != "-" else "") + f"; {len(made['not_exported'])} "
+         "need more than a request carries (the bundle's not_exported)")
+
+
 @app.command("rules")
 def list_rules(fmt: str = typer.Option("text", "--format", "--output-format",
                                        metavar="text|json",

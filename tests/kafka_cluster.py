@@ -79,13 +79,15 @@ class KafkaCluster:
     in turn), started with ``start()`` and always torn down by ``stop()``."""
 
     def __init__(self, version: str, brokers: int = 3, racks: tuple[str, ...] = ("a", "b", "c"),
-                 config: dict | None = None):
+                 config: dict | None = None, controller_config: dict | None = None,
+                 jars: tuple[str, ...] = ()):
         self.version = version
         self.ids = list(range(1, brokers + 1))
         self.racks_of = {b: racks[(b - 1) % len(racks)] for b in self.ids}
-        self.config = config or {}
+        self.config = config or {}  # the brokers' own settings
+        self.controller_config = controller_config or {}  # the controller's (its plugins)
         self.folder = Path(tempfile.mkdtemp(prefix=f"policylint-kafka-{version}-"))
-        self.cp = classpath(version)
+        self.cp = os.pathsep.join([classpath(version), *jars])  # and plugins' jars
         ports = free_ports(brokers + 1)
         self.controller_port, self.ports = ports[0], dict(zip(self.ids, ports[1:]))
         self.processes: dict[int, subprocess.Popen] = {}
@@ -107,7 +109,8 @@ class KafkaCluster:
                   "log.segment.bytes": str(1 << 20)}
         if node == 100:
             own = {"process.roles": "controller",
-                   "listeners": f"CONTROLLER://127.0.0.1:{self.controller_port}"}
+                   "listeners": f"CONTROLLER://127.0.0.1:{self.controller_port}",
+                   **self.controller_config}
         else:
             listener = f"PLAINTEXT://127.0.0.1:{self.ports[node]}"
             own = {"process.roles": "broker", "listeners": listener,

@@ -60,6 +60,7 @@ class CelRule(Rule):
 
     def __init__(self, entry: dict, checks: list[_Check], matches: list[Any], source: str,
                  variables: list[tuple[str, Any]] = ()):
+        self.entry = entry  # as the policy writes it (normalized): what an export takes
         self.code, self.name = entry["code"], entry["name"]
         self.severity = entry.get("severity", "error")
         self.applies_to = entry["applies_to"]
