@@ -16,6 +16,7 @@ import os
 import random
 import shutil
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -190,3 +191,86 @@ def test_the_plugin_judges_every_request_as_lint_judges_its_manifest(
                         f"(lint, plugin): {dict(list(differ.items())[:5])}")
     seen = {code for found in expected.values() for code, _ in found}
     assert seen >= codes - {"PL602", "PL605"}, codes - seen  # the requests reach each rule
+
+
+def _tool(cluster, name: str) -> str:
+    """A Kafka tool's main class: Scala's kafka.admin before 3.5 (TopicCommand) or 4.0
+    (ConfigCommand), Java's org.apache.kafka.tools since."""
+    since = {"TopicCommand": "3.5", "ConfigCommand": "4.0"}[name]
+    return f"org.apache.kafka.tools.{name}" if kafka_configs.at_least(
+        cluster.version.rsplit(".", 1)[0], since) else f"kafka.admin.{name}"
+
+
+def _create(cluster, topic: str, partitions: int, rf: int, **configs: str):
+    """kafka-topics.sh --create, as an operator runs it."""
+    return cluster.tool(_tool(cluster, "TopicCommand"), "--bootstrap-server",
+                        cluster.bootstrap, "--create", "--topic", topic, "--partitions",
+                        str(partitions), "--replication-factor", str(rf),
+                        *[a for k, v in configs.items() for a in ("--config", f"{k}={v}")])
+
+
+def _alter(cluster, topic: str, **configs: str):
+    """kafka-configs.sh --alter --add-config."""
+    return cluster.tool(_tool(cluster, "ConfigCommand"), "--bootstrap-server",
+                        cluster.bootstrap, "--alter", "--entity-type", "topics",
+                        "--entity-name", topic, "--add-config",
+                        ",".join(f"{k}={v}" for k, v in configs.items()))
+
+
+def _said(done) -> str:
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("minor", ["3.3", "4.4"])
+def test_a_running_kafka_refuses_with_the_findings_text_what_lint_finds_an_error_in(
+        minor, plugin_jar, exported, tmp_path):
+    """The plugin on a real controller: before its bundle exists every creation is refused
+    (fail closed); once written (read again when its file changes), kafka-topics --create
+    and kafka-configs --alter are refused with lint's finding text where lint finds an
+    error, and accepted where it finds none."""
+    from conftest import own_kafka_cluster
+    bundle_path, _ = exported
+    placed = tmp_path / "bundle.json"
+    cluster = own_kafka_cluster(minor, controller_config={
+        "create.topic.policy.class.name": "io.policylint.controller.PolicylintPolicy",
+        "alter.config.policy.class.name": "io.policylint.controller.PolicylintPolicy",
+        "policylint.policy": str(placed)}, jars=(str(plugin_jar),))
+    try:
+        refused = _create(cluster, "orders.early", 6, 3, **{"cleanup.policy": "delete"})
+        assert refused.returncode != 0 and "cannot be loaded" in _said(refused), _said(refused)
+        shutil.copy(bundle_path, placed)
+        time.sleep(1.5)  # the plugin looks at the file's time once a second
+        cases = [("orders.ok", 6, 3, {"cleanup.policy": "delete", "min.insync.replicas": "2"}),
+                 ("orders.isr", 6, 3, {"cleanup.policy": "delete", "min.insync.replicas": "4"}),
+                 ("payments.low", 6, 2, {"cleanup.policy": "delete",
+                                         "min.insync.replicas": "2"}),
+                 ("orders.big", 200, 3, {"cleanup.policy": "delete"}),
+                 ("legacy.big", 200, 3, {"cleanup.policy": "compact"}),  # exempt: PL703
+                 ("orders.jitter", 6, 3, {"cleanup.policy": "delete",
+                                          "segment.jitter.ms": "5"}),
+                 ("orders.bare", 6, 3, {})]
+        requests_ = [{"kind": "create", "topic": t, "partitions": p, "rf": rf, "configs": c}
+                     for t, p, rf, c in cases]
+        linted = lint_verdicts(tmp_path, requests_, minor, {r["code"] for r in json.loads(
+            bundle_path.read_text())["rules"]})
+        result = lint([str(tmp_path / "topics.yaml")], policy=str(POLICY),
+                      kafka_version=minor, baseline="")
+        for topic, partitions, rf, configs in cases:
+            done = _create(cluster, topic, partitions, rf, **configs)
+            errors = [f for f in result.findings if f.topic == topic and not f.suppressed
+                      and f.severity == "error" and (f.rule, "error") in linted[topic]]
+            if not errors:
+                assert done.returncode == 0, (topic, _said(done))
+                continue
+            assert done.returncode != 0, topic
+            for finding in errors:  # the code, and for the policy's own rules the text
+                assert finding.rule in _said(done), (topic, finding.rule, _said(done))
+                if finding.rule.startswith(("TEAM", "PL603", "PL707")):
+                    assert finding.message in _said(done), (finding.message, _said(done))
+        changed = _alter(cluster, "orders.ok", **{"segment.jitter.ms": "5"})
+        assert changed.returncode != 0 and "PL707" in _said(changed), _said(changed)
+        assert "segment.jitter.ms is forbidden by the policy" in _said(changed)
+        changed = _alter(cluster, "orders.ok", **{"retention.ms": "86400000"})
+        assert changed.returncode == 0, _said(changed)
+    finally:
+        cluster.stop()

@@ -158,6 +158,9 @@ final class Bundle {
 
     /** The table of a Kafka release: its own, else the newest before it, else the oldest. */
     Configs configs(String version) {
+        if (!version.matches("[0-9]+(\\.[0-9]+)+.*")) {
+            return releases.lastEntry().getValue();  // a release not said: the newest known
+        }
         String[] parts = version.split("[.-]");
         String release = parts.length > 1 ? parts[0] + "." + parts[1] : version;
         Map.Entry<String, Configs> found = releases.floorEntry(release);
