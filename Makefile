@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := dev,spark,audit,capture,plan,cel,server
 
-.PHONY: demo test test-readme-newest test-dev bench bench-plan bench-spark bench-capture bench-kafka screenshot clean
+.PHONY: demo test test-readme-newest test-dev bench bench-plan bench-spark bench-capture bench-kafka bench-controller controller screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -65,7 +65,7 @@ demo: $(LINT)
 TESTENV ?= $(or $(TMPDIR),/tmp)/policylint-wheel-test
 DIST_TOOLS := 'build>=1.2' 'twine>=6' 'check-wheel-contents>=0.6'
 
-test:
+test: controller
 	rm -rf $(TESTENV)
 	$(PYTHON) -m venv $(TESTENV)
 	$(TESTENV)/bin/pip install --quiet --upgrade pip $(DIST_TOOLS)
@@ -76,6 +76,16 @@ test:
 	$(TESTENV)/bin/pip install --quiet "$$(ls $(TESTENV)/dist/*.whl)[$(EXTRAS)]"
 	POLICYLINT_DIST=$(TESTENV)/dist POLICYLINT_INSTALLED=$(TESTENV) PYTHONSAFEPATH=1 \
 		$(TESTENV)/bin/pytest
+
+# The Kafka controller plugin's jar (Java 17, Maven: kafka-clients provided, CEL-Java shaded
+# in), built again when a source changes; without Maven its tests skip (CI requires them)
+CONTROLLER_JAR := controller/target/policylint-controller.jar
+
+controller: $(CONTROLLER_JAR)
+
+$(CONTROLLER_JAR): controller/pom.xml $(shell find controller/src -name '*.java' 2>/dev/null)
+	@if command -v mvn >/dev/null; then mvn -q -B -f controller/pom.xml package; \
+	else echo "no Maven here: the controller plugin is not built (its tests skip)"; fi
 
 # The README's commands on the newest Python 3.12+ the machine has (the suite runs on 3.11
 # above; the README says 3.11+): installed from this checkout into a fresh venv
@@ -95,10 +105,15 @@ test-readme-newest:
 test-dev: $(STAMP)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) controller
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/controller.py
+
+# the controller plugin: a validation's latency, and the export of a large policy
+bench-controller: $(STAMP) controller
+	$(BIN)/python bench/controller.py
 
 # policylint plan beside Kafka's --generate placement and the lower bound (1M partitions)
 bench-plan: $(STAMP)
@@ -122,4 +137,4 @@ screenshot: $(STAMP)
 		--screenshot=$(CURDIR)/examples/fleet-report.png file://$(CURDIR)/.demo/fleet-report.html
 
 clean:
-	rm -rf $(VENV) $(TESTENV) build dist *.egg-info
+	rm -rf $(VENV) $(TESTENV) build dist *.egg-info controller/target
