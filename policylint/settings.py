@@ -6,18 +6,18 @@ the editor's server, the planner's own lint and the case tests each build one wi
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from . import policy as policies
 from .sources import DEFAULT_MAX_FILE_SIZE, start_of
 from .sources.yamldoc import MAX_NODES
 
 
-@dataclasses.dataclass(frozen=True)
-class Output:
+class Output(Struct, frozen=True):
     """How the command line shows a result (the library's callers render their own)."""
     format: str = "text"
     fail_on: str = "error"  # or "never"
@@ -27,8 +27,7 @@ class Output:
     color: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
+class Settings(Struct, frozen=True):
     policy: policies.Policy  # in force, the overrides below applied
     rules: tuple  # the rules the run runs (engine.selected_rules)
     start: Path | None  # where the policy and git are found from (None: the working dir)
@@ -48,7 +47,7 @@ class Settings:
     force_exclude: bool = False
     respect_gitignore: bool = True
     joining: tuple[tuple[int, str | None], ...] = ()  # brokers (id, rack) that join
-    output: Output = Output()
+    output: Output = field(default_factory=Output)
 
     @property
     def described(self) -> str:
@@ -69,7 +68,7 @@ def resolve(paths: list[str], *, cluster: str | list[str] | None = None,
             respect_gitignore: bool = True, kafka_version: str | None = None,
             max_yaml_values: int | None = None, policy_from: str = "base",
             joining: dict[int, str | None] | None = None,
-            output: Output = Output()) -> Settings:
+            output: Output | None = None) -> Settings:
     """The settings of a run over ``paths``: the policy found for them (``policy``: the
     file; with ``base``, read at that ref unless ``policy_from`` is "head" or another ref)
     with ``kafka_version``, ``exclude`` and ``baseline`` (a file; "": none; None: the
@@ -93,4 +92,4 @@ def resolve(paths: list[str], *, cluster: str | list[str] | None = None,
         stdin_name=stdin_name, baseline=chosen.baseline if baseline is None else baseline,
         exclude=(*chosen.exclude, *(exclude or [])), force_exclude=force_exclude,
         respect_gitignore=respect_gitignore, joining=tuple((joining or {}).items()),
-        output=output)
+        output=output or Output())
