@@ -13,7 +13,7 @@ from msgspec import Struct, field
 from . import kafka_configs, platforms
 from .kafka import (Stated, as_int, cluster_setting, effective_min_isr, manifest_min_isr,
                     manifest_rf, manifest_rf_stated, min_isr_is_default, smallest_rf,
-                    snapshot_topic_rf, unknown_fields)
+                    mixed_topics, snapshot_topic_rf, unknown_fields)
 from .model import (KEY, SEVERITY_RANK, Change, ClusterProfile, Finding, Fix, Plan, Ref,
                     Snapshot, TopicSpec)
 from .policy import CompiledPolicy, Policy
@@ -205,6 +205,11 @@ class Context(Struct):
         if key not in self._rfs:
             self._rfs[key] = snapshot_topic_rf(topic, None)
         return self._rfs[key]
+
+    def mixed_topics(self, snapshot: Snapshot) -> set[int]:
+        """The snapshot's topics (by ``id``) whose partitions hold different replica
+        counts (``kafka.mixed_topics``), once per run."""
+        return self._view(_mixed_topics, snapshot)
 
     def topic_configs(self, target: Any) -> list[TopicConfig]:
         """The config of a manifest, or of each topic of a snapshot, with where it is
@@ -459,6 +464,10 @@ class Result(Struct):
 #: a file policylint cannot read is reported whatever the selection (as ruff reports a file
 #: it cannot parse): nothing in it was checked, and a run that says nothing would pass
 ALWAYS = frozenset({"PL100"})
+
+
+def _mixed_topics(snapshot: Snapshot) -> set[int]:
+    return mixed_topics(snapshot.topics.values())
 
 
 def selected_rules(policy: Policy, select: list[str] | None = None,

@@ -9,6 +9,8 @@ value (``where``) without knowing the file format.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, NamedTuple
 
 from msgspec import Struct, field
@@ -16,6 +18,11 @@ from msgspec import Struct, field
 #: a ``policylint.sources.document.Document``: the model names it without importing it
 #: (sources build the model, not the other way round)
 Document = Any
+
+
+#: a token on its line: up to a comma, bracket, comment or a key's colon (": " or the
+#: line's end)
+_TOKEN = re.compile(r"(?:[^,\]}#:]|:(?=[^ ]))*")
 
 
 class _Key:
@@ -313,10 +320,7 @@ class Finding(Struct):
         if start < len(text) and text[start] in "\"'":  # a quoted string: to its quote
             close = text.find(text[start], start + 1)
             return self.line, (close + 2 if close >= 0 else len(text) + 1)
-        end = start
-        while end < len(text) and text[end] not in ",]}#" and not (
-                text[end] == ":" and (end + 1 == len(text) or text[end + 1] == " ")):
-            end += 1
+        end = _TOKEN.match(text, start).end()
         if end == start:
             return self.line, self.column + 1
         while end > start and text[end - 1].isspace():  # not a copy of the line: a plan's

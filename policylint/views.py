@@ -171,16 +171,19 @@ class PlanView:
         """Entries whose partition the snapshot's capture could not read consistently."""
         return list(compress(count(), map(attrgetter("uncertain"), self._present)))
 
-    def inflated(self, topic_rf: Callable[[str], int | None]) -> list[int]:
+    def inflated(self, topic_rf: Callable[[str], int | None],
+                 mixed: Callable[[str], bool]) -> list[int]:
         """Entries whose partition holds more replicas than its topic's replication factor
-        (``topic_rf(topic)``, asked once per topic) and is not reassigning: a read the
-        snapshot cannot vouch for (PL204)."""
-        caps = {topic: topic_rf(topic) for topic in set(self.topics)}
-        inf = float("inf")
-        over = map(gt, replica_counts(self._present),
-                   [inf if (rf := caps[t]) is None else rf for t in self.topics])
-        reassigning = set(self.reassigning)
-        return [i for i in compress(count(), over) if i not in reassigning]
+        (``topic_rf(topic)``) and is not reassigning: a read the snapshot cannot vouch for
+        (PL204). Only the topics whose partitions hold different replica counts
+        (``mixed(topic)``) are looked at: in the others none holds more than the RF."""
+        reassigning, present, found = set(self.reassigning), self._present, []
+        for name, start, stop in self.runs:
+            if not mixed(name) or (rf := topic_rf(name)) is None:
+                continue
+            over = map(gt, replica_counts(present[start:stop]), repeat(rf))
+            found += [i for i in compress(range(start, stop), over) if i not in reassigning]
+        return sorted(found)
 
     @cached_property
     def lagging(self) -> list[int]:

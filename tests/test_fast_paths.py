@@ -217,3 +217,40 @@ def test_replica_list_rules_see_only_the_manifests_that_have_replica_lists():
     assert seen == ["listed"]
     assert [(f.rule, f.topic, f.partition, f.line) for f in result.findings] == [
         ("PL112", "listed", 0, 2)]
+
+
+def test_the_topics_of_several_replica_counts_are_found_where_counts_change():
+    """kafka.mixed_topics (a million partitions at C speed) finds exactly the topics whose
+    partitions hold different replica counts, whatever their neighbours hold."""
+    import random
+    from policylint.kafka import mixed_topics
+    from policylint.model import PartitionState, TopicState
+    rng = random.Random(7)
+    topics = []
+    for t in range(5000):
+        sizes = [rng.choice([1, 2, 3, 3, 3, 4]) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.5:
+            sizes = [sizes[0]] * len(sizes) if sizes else []
+        topics.append(TopicState(f"t{t}", {}, [PartitionState(p, list(range(n)), [], [], [], p)
+                                                for p, n in enumerate(sizes)], None, ()))
+    assert mixed_topics(topics) == {id(t) for t in topics
+                                    if len({len(p.replicas) for p in t.partitions}) > 1}
+
+
+def test_a_snapshot_topics_rf_is_its_settled_partitions_most_common_count():
+    """kafka.snapshot_topic_rf's C-speed counting gives the catalogue's definition: the
+    most common replica count of the partitions not reassigning, ties to the smallest."""
+    import random
+    from collections import Counter
+    from policylint.kafka import snapshot_topic_rf
+    from policylint.model import PartitionState, TopicState
+    rng = random.Random(11)
+    for t in range(3000):
+        parts = [PartitionState(p, list(range(rng.choice([1, 2, 3, 3, 4]))), [],
+                                [9] if rng.random() < 0.3 else [],
+                                [8] if rng.random() < 0.2 else [], p)
+                 for p in range(rng.randint(0, 7))]
+        counts = Counter(len(p.replicas) for p in parts if not p.adding and not p.removing)
+        best = max(counts.values(), default=0)
+        expected = min((rf for rf, n in counts.items() if n == best), default=None)
+        assert snapshot_topic_rf(TopicState("t", {}, parts, None, ()), None) == expected

@@ -97,7 +97,12 @@ class InflatedReplicaSet(Rule):
                 topic = snapshot.topics.get(name)
                 return None if topic is None else ctx.topic_rf(snapshot, topic)
 
-            for i in view.inflated(rf):
+            held = ctx.mixed_topics(snapshot)
+
+            def mixed(name: str) -> bool:
+                return id(snapshot.topics.get(name)) in held
+
+            for i in view.inflated(rf, mixed):
                 move, state = plan.moves[i], view.states[i]
                 if i not in uncertain and len(move.replicas) == len(state.replicas):
                     yield self.finding(

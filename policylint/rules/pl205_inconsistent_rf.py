@@ -63,6 +63,7 @@ class InconsistentRf(Rule):
 
     def _plan(self, plan, ctx):
         view = ctx.plan_view(plan)
+        runs: dict[str, list[tuple[int, int]]] | None = None  # topic -> its entries' runs
         for name, replica_lists, first in view.after:
             rfs = Counter(map(len, replica_lists))
             if len(rfs) <= 1:
@@ -70,8 +71,11 @@ class InconsistentRf(Rule):
             finding = self.finding(self.say(prefix="after this plan, ", topic=name,
                                             verb="would have", shares=self._shares(rfs)),
                                    at=plan.where(first), topic=name)
-            entries = [i for topic, start, stop in view.runs if topic == name
-                       for i in range(start, stop)]
+            if runs is None:  # once per plan: a topic's entries found without a scan
+                runs = {}
+                for topic, start, stop in view.runs:
+                    runs.setdefault(topic, []).append((start, stop))
+            entries = [i for start, stop in runs[name] for i in range(start, stop)]
             planned = {view.sizes[i] for i in entries}
             # the plan changes no RF of the topic: the inconsistency is the snapshot's own,
             # in partitions the plan does not name, which no repair of the plan changes

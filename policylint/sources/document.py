@@ -31,9 +31,22 @@ class SourceFile:
         self._disables: dict[int, tuple[set[str], str]] | None = None
         self._templated: bool | None = None
         self._lines: list[str] | None = None
+        #: the offsets of its "\n", where a JSON locator has found them (its lines)
+        self.newlines: list[int] | None = None
+        self._sliced: dict[int, str] = {}
 
     def line(self, number: int) -> str | None:
         """The text of a 1-based line (None beyond the end)."""
+        newlines = self.newlines
+        if newlines is not None and self._lines is None:  # a JSON file's own line breaks:
+            if not 0 < number <= len(newlines) + 1:  # no copy of a 100 MB text's lines
+                return None
+            found = self._sliced.get(number)  # a one-line plan: its line cut once
+            if found is None:
+                start = newlines[number - 2] + 1 if number > 1 else 0
+                end = newlines[number - 1] if number <= len(newlines) else len(self.text)
+                found = self._sliced[number] = self.text[start:end].rstrip("\r")
+            return found
         if self._lines is None:
             self._lines = self.text.splitlines()
         return self._lines[number - 1] if 0 < number <= len(self._lines) else None
