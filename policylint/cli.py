@@ -849,8 +849,10 @@ def export(
         sys.stdout.write(text)
     else:
         from .writes import write_all
-        with _exit_2_on_errors("cannot write the bundle"):
-            write_all([(output, text)], [policy] if policy else [], force)
+        try:  # atomically; never over the policy itself or a file that is not ours
+            write_all([(output, text)], [made_from.source] if made_from.source else [], force)
+        except OSError as exc:
+            _fail(f"-o {output}: {exc.strerror or exc}")
     # the policy's own rules and options that stay behind are said; the built-ins that
     # need a cluster are listed in the bundle's not_exported
     own = {r.code for r in made_from.custom_rules} | set(made_from.rules)

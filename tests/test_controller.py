@@ -274,3 +274,32 @@ def test_a_running_kafka_refuses_with_the_findings_text_what_lint_finds_an_error
         assert changed.returncode == 0, _said(changed)
     finally:
         cluster.stop()
+
+
+def test_export_writes_a_bundle_and_says_what_stays_behind(tmp_path):
+    """The command: the bundle on standard output or -o (atomically, never over the policy
+    or a file that is not policylint's), the policy's own rules left behind named on
+    standard error, a wrong target exit 2 in one line."""
+    from policylint.cli import run
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert run(["export", "--for", "kafka-controller", str(POLICY)]) == 0
+    made = json.loads(out.getvalue())
+    assert made["format"] == "policylint-controller-bundle" and made["fail"] == "closed"
+    assert "TEAM104 owner-label not exported: reads topic.labels" in err.getvalue()
+    assert "PL401" in {r["code"] for r in made["not_exported"]}  # listed, not said
+    assert "PL401" not in err.getvalue()
+    copy = tmp_path / "policy.yaml"
+    copy.write_text(POLICY.read_text())
+    with contextlib.redirect_stderr(io.StringIO()) as said:
+        assert run(["export", "--for", "kafka-controller", str(copy), "-o", str(copy)]) == 2
+        assert run(["export", "--for", "opa", str(copy)]) == 2
+    assert "not overwritten" in said.getvalue() and "--for must be kafka-controller" in \
+        said.getvalue()
+    target = tmp_path / "bundle.json"
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert run(["export", "--for", "kafka-controller", str(copy), "-o", str(target),
+                    "--fail", "open"]) == 0
+    assert json.loads(target.read_text())["fail"] == "open"
