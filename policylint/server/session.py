@@ -1,0 +1,360 @@
+"""The editor's session as one class: each LSP message a method of ``Session``, registered
+by ``build`` on a pygls server (imported only by ``policylint server``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from . import help as config_help
+from .answers import FIX_ALL, code_actions, diagnostics, fix_all, related, settings
+from .workspace import Linted, Workspace
+
+#: how long to wait after an edit for the next one before linting (milliseconds)
+DEBOUNCE_MS = 50
+#: the commands the server runs (``workspace/executeCommand``), named as ruff's are
+APPLY_AUTOFIX = "policylint.applyAutofix"
+DEBUG_INFORMATION = "policylint.printDebugInformation"
+
+
+def build() -> LanguageServer:
+    """The server, each feature a method of one session."""
+    server = LanguageServer("policylint", __version__,
+                            text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    session = Session()
+    server.feature(types.INITIALIZE)(_handler(session.initialize))
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_handler(session.configuration))
+    server.feature(types.SHUTDOWN)(_handler(session.shutdown))
+    server.feature(types.EXIT)(_handler(session.exit_))
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(_handler(session.folders_changed))
+    server.feature(types.INITIALIZED)(_handler(session.initialized))
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(_handler(session.did_open))
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(_handler(session.did_change))
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_handler(session.did_save))
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(_handler(session.did_close))
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(_handler(session.watched))
+    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))(
+            _handler(session.code_action))
+    server.feature(types.TEXT_DOCUMENT_HOVER)(_handler(session.hover))
+    server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
+        trigger_characters=[":", " "]))(_handler(session.completion))
+    server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(session.symbols))
+    server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+        identifier="policylint", inter_file_dependencies=True, workspace_diagnostics=True))(
+            _handler(session.pull))
+    server.feature(types.WORKSPACE_DIAGNOSTIC)(_handler(session.pull_all))
+    server.command(APPLY_AUTOFIX)(_handler(session.apply_autofix))
+    server.command(DEBUG_INFORMATION)(_handler(session.debug_information))
+    return server
+
+
+def _handler(method: Any) -> Any:
+    """A session's method as the plain function pygls registers (it marks each handler
+    with attributes, which a bound method cannot take)."""
+    if asyncio.iscoroutinefunction(method):
+        async def handle(ls: LanguageServer, *args: Any) -> Any:  # pygls passes ls by name
+            return await method(ls, *args)
+    else:
+        def handle(ls: LanguageServer, *args: Any) -> Any:
+            return method(ls, *args)
+    handle.__name__ = handle.__qualname__ = method.__name__
+    return handle
+
+
+class Session:
+    """One editor's session: the workspace it lints, what was published, its settings;
+    each LSP message a method (``build`` registers them)."""
+
+    def __init__(self) -> None:
+        self._workspace: Workspace | None = None
+        self.linted: dict[str, tuple] = {}  # uri -> (version, Linted)
+        self.debounce = DEBOUNCE_MS / 1000
+        self.shut_down = False
+        self.elsewhere: dict[str, set] = {}  # uri -> the other files it published for
+        self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
+
+    def workspace(self) -> Workspace:
+        if self._workspace is None:  # a client that sent no folders: the working one
+            self._workspace = Workspace([os.getcwd()], self.options)
+        return self._workspace
+
+    def configure(self, raw: Any) -> None:
+        """Settings as ruff's server takes them: ``initializationOptions``, or
+        ``workspace/didChangeConfiguration``'s ``{"policylint": {...}}``."""
+        self.options, debounce = settings(raw)
+        if debounce is not None:
+            self.debounce = debounce
+        if self._workspace is not None:
+            self._workspace.options = dict(self.options)
+
+    def initialize(self, ls: LanguageServer, params: types.InitializeParams) -> None:
+        self.configure(params.initialization_options)
+
+    def configuration(self, ls: LanguageServer,
+                      params: types.DidChangeConfigurationParams) -> None:
+        self.configure(params.settings)
+        self.republish(ls)
+
+    def shutdown(self, ls: LanguageServer, params: Any) -> None:
+        self.shut_down = True
+
+    def exit_(self, ls: LanguageServer, params: Any) -> None:
+        # LSP: exit code 0 after a shutdown request, 1 without one
+        sys.stdout.flush()
+        os._exit(0 if self.shut_down else 1)
+
+    def folders_changed(self, ls: LanguageServer,
+                        params: types.DidChangeWorkspaceFoldersParams) -> None:
+        roots = set(self.workspace().roots)
+        roots -= {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
+        roots |= {os.path.abspath(p) for f in params.event.added if (p := to_fs_path(f.uri))}
+        self._workspace = Workspace(sorted(roots), self.options)
+        self.republish(ls)
+
+    def initialized(self, ls: LanguageServer, params: types.InitializedParams) -> None:
+        folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] or \
+            ([ls.workspace.root_path] if ls.workspace.root_path else [os.getcwd()])
+        self._workspace = Workspace([f for f in folders if f], self.options)
+        watch = ls.client_capabilities.workspace
+        watch = watch.did_change_watched_files if watch is not None else None
+        if watch is not None and watch.dynamic_registration:  # cluster files edited elsewhere
+            ls.client_register_capability(types.RegistrationParams(registrations=[
+                types.Registration(
+                    id="policylint-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                        types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,tf}")]))]))
+
+    def open_texts(self, ls: LanguageServer) -> dict[str, str]:
+        """The editor's unsaved text of each open file, by path."""
+        return {p: d.source for u, d in list(ls.workspace.text_documents.items())
+                if (p := to_fs_path(u))}
+
+    def publish(self, ls: LanguageServer, uri: str, edited: bool = False) -> None:
+        """Lints the document and publishes its findings, and those of the folder's other
+        files; ``edited``: after a change of its text, when it may be judged alone."""
+        document = ls.workspace.get_text_document(uri)
+        path = to_fs_path(uri)
+        if path is None:
+            return
+        texts = self.open_texts(ls)
+        texts[path] = document.source
+        others: dict = {}
+        try:
+            linted, others = self.workspace().lint(path, texts, edited)
+        except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
+            ls.window_show_message(types.ShowMessageParams(
+                types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
+            linted = Linted(path, document.source, None)
+        self.linted[uri] = (document.version, linted)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=document.version,
+            diagnostics=diagnostics(linted, types, related(ls))))
+        if others is None:  # this file alone judged again: the others' are as published
+            return
+        # the findings of the folder's other files, open or not (as ruff's workspace
+        # diagnostics): a cluster's finding that names this file's topic is there; a file
+        # whose findings went is cleared
+        shown = {Path(p).as_uri(): found for p, found in others.items()}
+        for other in sorted(set(shown) | self.elsewhere.get(uri, set())):
+            if other != uri:
+                # an open document's diagnostics carry the version of the text they judged
+                # (its unsaved text, this lint's): an editor drops them once it has a newer
+                open_ = self.opened(ls, other)
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=other, version=open_.version if open_ is not None else None,
+                    diagnostics=diagnostics(shown[other], types, related(ls))
+                    if other in shown else []))
+        self.elsewhere[uri] = set(shown) - {uri}
+
+    async def later(self, ls: LanguageServer, uri: str, version: int | None) -> None:
+        await asyncio.sleep(self.debounce)
+        document = ls.workspace.get_text_document(uri)
+        if document.version == version:  # the last edit of a burst
+            self.publish(ls, uri, edited=True)
+
+    def did_open(self, ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        self.publish(ls, params.text_document.uri)
+
+    async def did_change(self, ls: LanguageServer,
+                         params: types.DidChangeTextDocumentParams) -> None:
+        await self.later(ls, params.text_document.uri, params.text_document.version)
+
+    def did_save(self, ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = to_fs_path(params.text_document.uri)
+        if path is not None and os.path.abspath(path) in self.workspace().clusters:
+            self.workspace().forget(path)
+            self.republish(ls)
+        else:
+            self.publish(ls, params.text_document.uri)
+
+    def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        self.linted.pop(params.text_document.uri, None)
+        path = to_fs_path(params.text_document.uri)
+        if path is not None:  # its unsaved text is gone: the file on disk is read again
+            self.workspace().forget(path)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=params.text_document.uri, diagnostics=[]))
+
+    def watched(self, ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path is not None:
+                self.workspace().forget(path)
+        self.workspace().stale()  # a cluster file changed, came or went: find the clusters again
+        self.republish(ls)
+
+    def republish(self, ls: LanguageServer) -> None:
+        for uri in list(self.linted):
+            self.publish(ls, uri)
+
+    def opened(self, ls: LanguageServer, uri: str) -> Any:
+        """The open document of ``uri``; None for one the editor has not opened (a request
+        on it answers null, as for a document with nothing to say)."""
+        return ls.workspace.text_documents.get(uri)
+
+    def current(self, ls: LanguageServer, uri: str) -> Linted | None:
+        document = self.opened(ls, uri)
+        if document is None:
+            return None
+        known = self.linted.get(uri)
+        if known is None or known[0] != document.version:
+            self.publish(ls, uri)
+            known = self.linted.get(uri)
+        return known[1] if known else None
+
+    def code_action(self, ls: LanguageServer, params: types.CodeActionParams) -> list:
+        linted = self.current(ls, params.text_document.uri)
+        if linted is None or linted.result is None:
+            return []
+        return code_actions(linted, params, types)
+
+    def hover(self, ls: LanguageServer, params: types.HoverParams) -> Any:
+        document = self.opened(ls, params.text_document.uri)
+        if document is None:
+            return None
+        lines = document.lines
+        row = params.position.line
+        if row >= len(lines):
+            return None
+        code = config_help.code_at(lines[row].rstrip("\r\n"), params.position.character)
+        if code is not None:  # a suppression comment's code, a policy's rules: key
+            text = config_help.rule_hover(code.key, self.workspace().options.get("policy"))
+            return None if text is None else types.Hover(
+                contents=types.MarkupContent(types.MarkupKind.Markdown, text),
+                range=types.Range(types.Position(row, code.start), types.Position(row, code.end)))
+        key = config_help.key_at(lines[row].rstrip("\r\n"), params.position.character)
+        if key is None:
+            return None
+        text = config_help.hover(key.key, self.release(ls, params.text_document.uri))
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, text),
+                           range=types.Range(types.Position(row, key.start),
+                                             types.Position(row, key.end)))
+
+    def completion(self, ls: LanguageServer, params: types.CompletionParams) -> Any:
+        document = self.opened(ls, params.text_document.uri)
+        if document is None:
+            return None
+        lines = [line.rstrip("\r\n") for line in document.lines] or [""]
+        row = min(params.position.line, len(lines) - 1)
+        line = lines[row]
+        version = self.release(ls, params.text_document.uri)
+        key = config_help.value_of(line, params.position.character)
+        if key is not None:
+            found = config_help.values(key, version)
+            kind = types.CompletionItemKind.Value
+        elif config_help.in_config(lines, row):
+            style = config_help.syntax(to_fs_path(params.text_document.uri) or "")
+            found = config_help.keys(version, config_help.written(lines, row), style)
+            kind = types.CompletionItemKind.Property
+        else:
+            return None
+        column = min(params.position.character, len(line))
+        replaced = types.Range(types.Position(row, config_help.typed(line, column)),
+                               types.Position(row, column))
+        return types.CompletionList(is_incomplete=False, items=[
+            types.CompletionItem(label=c.label, kind=kind, detail=c.detail,
+                                 documentation=c.doc or None, filter_text=c.label,
+                                 text_edit=types.TextEdit(range=replaced, new_text=c.insert))
+            for c in found])
+
+    def symbols(self, ls: LanguageServer, params: types.DocumentSymbolParams) -> list:
+        """One symbol per topic the file declares (the outline)."""
+        linted = self.current(ls, params.text_document.uri)
+        placed = getattr(linted.result, "placed", None) if linted else None
+        found = []
+        for spec, _, _ in placed or ():
+            if spec.doc is None or spec.doc.source.name != linted.name:
+                continue
+            doc, path = spec.where("name")
+            at = doc.locate(path) or (1, 1)
+            start = types.Position(at[0] - 1, max(at[1] - 1, 0))
+            found.append(types.DocumentSymbol(
+                name=spec.name, kind=types.SymbolKind.Object, detail=spec.kind,
+                range=types.Range(start, start), selection_range=types.Range(start, start)))
+        return found
+
+    def pull(self, ls: LanguageServer, params: types.DocumentDiagnosticParams) -> Any:
+        """Pull diagnostics: the same as those published."""
+        linted = self.current(ls, params.text_document.uri)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=diagnostics(linted, types, related(ls)) if linted else [])
+
+    def pull_all(self, ls: LanguageServer, params: types.WorkspaceDiagnosticParams) -> Any:
+        """Workspace pull diagnostics: every file policylint reads in every folder, open or
+        not, with what ``policylint lint FOLDER`` gives it."""
+        items = []
+        for path, linted in sorted(self.workspace().lint_all(self.open_texts(ls)).items()):
+            uri = Path(path).as_uri()
+            document = ls.workspace.text_documents.get(uri)
+            items.append(types.WorkspaceFullDocumentDiagnosticReport(
+                uri=uri, version=document.version if document else None,
+                items=diagnostics(linted, types, related(ls))))
+        return types.WorkspaceDiagnosticReport(items=items)
+
+    def apply_autofix(self, ls, *arguments):  # unannotated: pygls spreads the arguments
+        """Every fix of the documents named (``{"uri": ...}`` each, as ruff's
+        ``ruff.applyAutofix`` takes them), applied by the editor (``workspace/applyEdit``)."""
+        for argument in arguments:
+            uri = argument.get("uri") if isinstance(argument, dict) else argument
+            linted = self.current(ls, uri) if isinstance(uri, str) else None
+            if linted is None or linted.result is None:
+                continue
+            fixed = fix_all(linted, uri, types)
+            if fixed is not None:
+                ls.workspace_apply_edit(types.ApplyWorkspaceEditParams(
+                    edit=fixed, label="policylint: fix all"))
+
+    def debug_information(self, ls, *arguments):
+        """What the server runs with (as ``ruff.printDebugInformation``): shown in the
+        editor's log and returned."""
+        space = self.workspace()
+        text = "\n".join([
+            f"policylint {__version__}, Python {sys.version.split()[0]}",
+            f"settings: {space.options or 'defaults'}; debounce "
+            f"{round(self.debounce * 1000)} ms",
+            *(f"folder {root}: clusters {', '.join(space.of_root.get(root, [])) or 'none'}"
+              for root in space.roots),
+            f"open documents: {len(ls.workspace.text_documents)}"])
+        ls.window_log_message(types.LogMessageParams(types.MessageType.Info, text))
+        return text
+
+    def release(self, ls: LanguageServer, uri: str) -> str:
+        """The Kafka release a document's topics are judged by (its cluster's)."""
+        from .. import kafka_configs
+        linted = self.current(ls, uri)
+        placed = getattr(linted.result, "placed", None) if linted else None
+        if placed:
+            spec, _, ctx = placed[0]
+            return ctx.kafka_release(spec)
+        return kafka_configs.newest()
