@@ -209,7 +209,7 @@ class Context(Struct):
     def mixed_topics(self, snapshot: Snapshot) -> set[int]:
         """The snapshot's topics (by ``id``) whose partitions hold different replica
         counts (``kafka.mixed_topics``), once per run."""
-        return self._view(_mixed_topics, snapshot)
+        return self.view(_mixed_topics, snapshot)
 
     def topic_configs(self, target: Any) -> list[TopicConfig]:
         """The config of a manifest, or of each topic of a snapshot, with where it is
@@ -245,18 +245,18 @@ class Context(Struct):
     def by_metric_name(self, target: Any) -> dict[str, list[str]]:
         """Kafka's metric name of a topic (``.`` written ``_``) -> the topic names with it,
         sorted: of a snapshot's topics, or (any other target) of the run's manifests."""
-        return self._view(_by_metric_name, target.topics if isinstance(target, Snapshot)
+        return self.view(_by_metric_name, target.topics if isinstance(target, Snapshot)
                           else self.manifests)
 
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""
-        return self._view(PlanView, plan, self.snapshot)
+        return self.view(PlanView, plan, self.snapshot)
 
     def replica_lists(self, target: Any, final: bool = False) -> ReplicaLists:
         """Every replica list of a plan, snapshot or manifest, judged once per distinct list
         (``.failing(verdict)``). ``final``: a snapshot's target replicas (replicas -
         removing) rather than its replicas."""
-        return self._view(ReplicaLists, target, final and isinstance(target, Snapshot))
+        return self.view(ReplicaLists, target, final and isinstance(target, Snapshot))
 
     def min_isr_subjects(self, snapshot: Snapshot, breaks: Callable[[int, int], Any]
                          ) -> Iterator[MinIsrSubject]:
@@ -334,7 +334,7 @@ class Context(Struct):
             found = self._views[owner] = {}
         return found
 
-    def _view(self, build: Callable[..., Any], *args: Any) -> Any:
+    def view(self, build: Callable[..., Any], *args: Any) -> Any:
         """``build(*args)``, once per run: the arguments are objects of this run, told
         apart by identity."""
         views = self.memo(build)

@@ -86,7 +86,7 @@ class RecordedAdmin:
         self._call("list_topics")
         return list(self.views[0])
 
-    def _view(self) -> dict[str, list[dict]]:
+    def view(self) -> dict[str, list[dict]]:
         return self.views[min(self._round, len(self.views) - 1)]
 
     def describe_topics(self, topics: list[str]) -> list[dict]:
@@ -94,7 +94,7 @@ class RecordedAdmin:
         if self._listed_since_describe and self._lists > 1:
             self._round = (self._lists - 1) // 2
         self._listed_since_describe = False
-        view = self._view()
+        view = self.view()
         return [{"error_code": 0 if name in view else 3, "name": name,
                  "topic_id": uuid.uuid5(uuid.NAMESPACE_DNS, name) if name in view else None,
                  "is_internal": name.startswith("__"), "partitions": view.get(name, []),

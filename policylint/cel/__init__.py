@@ -689,7 +689,7 @@ def _objects(change: dict, cluster: dict) -> dict:
 def _memo(ctx: Any, build: Any, *args: Any) -> Any:
     """``build(*args)`` once per run; the one empty map for no cluster (a verdict kept by
     shape tells clusters apart by the identity of their maps)."""
-    return ctx._view(build, *args) if args[0] is not None else _NO_CLUSTER
+    return ctx.view(build, *args) if args[0] is not None else _NO_CLUSTER
 
 
 _NO_CLUSTER: dict = {}
