@@ -490,6 +490,19 @@ def precommit_figures(hook: Path, rng: random.Random) -> None:
           f"with it: median {statistics.median(theirs):.3f} s, best {min(theirs):.3f} s; "
           f"policylint = {median / statistics.median(theirs):.2f}x yamllint by median "
           "(target <= 1x)")
+    card, _ = best_process([python, "-c", "import yaml, jsonschema"], 11)
+    three, _ = best_process([str(hook / "policylint"), "lint", *precommit[:3]], 11)
+    print(f"  three manifests, as a commit brings them: best {three:.3f} s = "
+          f"{three / card:.2f}x python -c 'import yaml, jsonschema' ({card:.3f} s: the design "
+          f"card's import floor; target <= 1.1x)")
+    imported = subprocess.run([python, "-X", "importtime", "-m", "policylint", "lint",
+                               *precommit[:3]], capture_output=True, text=True).stderr
+    heaviest = sorted(((int(line.split("|")[1]), line.split("|")[2].strip())
+                       for line in imported.splitlines()[1:] if line.count("|") == 2
+                       and line.split("|")[2].startswith(" ") and not
+                       line.split("|")[2].startswith("  ")), reverse=True)[:6]
+    print("  what that run imports, the heaviest (python -X importtime, cumulative): " +
+          ", ".join(f"{name} {us / 1000:.1f} ms" for us, name in heaviest))
     tf_best, tf_median = best_process([str(hook / "policylint"), "lint", *make_tf_files(20)], 11)
     print(f"pre-commit on 20 .tf files: median {tf_median:.3f} s, best {tf_best:.3f} s = "
           f"{tf_best / best:.2f}x the pre-commit-sized run above (target <= 1.5x)")
