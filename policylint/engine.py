@@ -482,10 +482,11 @@ def selected_rules(policy: Policy, select: list[str] | None = None,
 def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
         chosen: Policy, source_findings: Iterable[Finding] = (), files: int = 0,
         today: dt.date | None = None, skipped: list[tuple[str, str]] | None = None,
-        unchecked: Counter | None = None) -> Result:
+        unchecked: Counter | None = None, elsewhere: Weighed | None = None) -> Result:
     """Runs the rules over each (context, targets) of a run, one per cluster: ``targets``
     maps a target kind (see ``policylint.rule``) to the objects to check. The contexts
-    share the ``chosen`` policy and the ``unchecked`` count."""
+    share the ``chosen`` policy and the ``unchecked`` count. ``elsewhere``: what the
+    subjects the targets leave out weigh (``weigh``), when they are some files' only."""
     policy = chosen.compile(rules, today or dt.date.today())
     findings = [f for f in source_findings if f.rule in policy.rules]
     # the manifests with replica lists of their own: most have none (Strimzi's never do)
@@ -526,7 +527,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                 finding.message += f" ({origin})"
         suppressions.apply(finding, rule)
     inheritors = sum((ctx.inheritors for ctx, _ in runs), Counter())
-    findings = _one_per_cause(findings, policy, suppressions, origins, inheritors)
+    findings = _one_per_cause(findings, policy, suppressions, origins, inheritors,
+                              elsewhere or Weighed())
     if "PL122" in policy.rules:  # the suppressions that suppressed nothing
         known = {**all_rules(), **{r.code: r for r in chosen.custom_rules}}
         unused = list(suppressions.unused(
@@ -597,9 +599,38 @@ def _brings_in(plan: Plan, ctx: Context) -> bool:
 NAMED = 5
 
 
+class Weighed(NamedTuple):
+    """Per ``Finding.cause``: how many subjects inherit it, and how many of them break
+    their rule (unsuppressed), of the subjects a run leaves out (``weigh``)."""
+    inheritors: Counter = Counter()
+    breaking: Counter = Counter()
+
+
+def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
+          chosen: Policy, today: dt.date | None = None) -> Weighed:
+    """What the subjects of ``runs`` weigh in the rules that weigh others
+    (``Rule.weighs_others``): a run that judges only some files is given it for the
+    others, so that a finding is where a whole run puts it."""
+    rules = [r for r in rules if r.weighs_others]
+    policy = chosen.compile(rules, today or dt.date.today())
+    suppressions, breaking = Suppressions(policy), Counter()
+    for rule in rules:
+        if not rule.applies(policy.options[rule.code]):
+            continue
+        for ctx, targets in runs:
+            ctx.running = frozenset(r.code for r in rules)
+            for kind in rule.targets:
+                for finding in rule.check_all(targets.get(kind, ()), ctx,
+                                              policy.options[rule.code]):
+                    if finding.cause is not None:
+                        suppressions.apply(finding, _finish(finding, policy))
+                        breaking[finding.cause] += not finding.suppressed
+    return Weighed(sum((ctx.inheritors for ctx, _ in runs), Counter()), breaking)
+
+
 def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,
                    suppressions: Suppressions, origins: dict,
-                   inheritors: Counter) -> list[Finding]:
+                   inheritors: Counter, elsewhere: Weighed) -> list[Finding]:
     """The findings of subjects that inherit one value (``Finding.cause``) as one finding
     at that value, naming them, when every subject that inherits it breaks the rule; when
     only some do, each keeps its finding at its own value (``Finding.alone``), naming where
@@ -613,7 +644,8 @@ def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,
         else:
             groups.setdefault(finding.cause, []).append(finding)
     for cause, members in groups.items():
-        if members[0].alone is not None and len(members) < inheritors[cause]:
+        if members[0].alone is not None and len(members) + elsewhere.breaking[cause] < \
+                inheritors[cause] + elsewhere.inheritors[cause]:
             for member in members:
                 member.message, member.at, member.related = member.alone
                 member.cause = member.cause_at = member.alone = None

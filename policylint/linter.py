@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import policy as policies
-from .engine import Context, Result, Unchecked, run
+from .engine import Context, Result, Unchecked, Weighed, run, weigh
 from .settings import Settings, resolve
 from .sources import Inputs
 from .sources.loader import place_base, read_inputs
@@ -54,19 +54,48 @@ def load(paths: list[str], settings: Settings) -> Inputs:
 
 
 def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
-          keep: list | None = None) -> Result:
+          keep: list | None = None, elsewhere: Weighed | None = None) -> Result:
     """The rules of ``settings`` over what ``load`` read, each group against its cluster,
     less what the baseline records. ``judged``: the files (as shown) whose contents are
     judged, the others read as their surroundings only (the clusters an editor's file is
-    placed among); None: all. ``keep``: a list the run's model is appended to, for a caller
-    that ends its process without freeing it object by object (half a second for a
-    million-entry plan)."""
+    placed among), with what the others' subjects weigh in the rules that weigh them
+    (``elsewhere``: ``weighed``, else taken as none); None: all. ``keep``: a list the run's
+    model is appended to, for a caller that ends its process without freeing it object by
+    object (half a second for a million-entry plan)."""
     unchecked = Unchecked()
-    placed: list[tuple] = []
     for plan in inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked.add("PL123", plan.where(), None, "its cluster (--cluster, or the policy's "
                       "clusters: paths)", n=len(plan.moves))
-    runs = []
+    runs, placed = _runs(inputs, settings, unchecked,
+                         None if judged is None else judged.__contains__)
+    if keep is not None:
+        keep.append(runs)
+    result = run(runs, list(settings.rules), settings.policy, inputs.findings,
+                 len(inputs.files), settings.today, inputs.skipped, unchecked, elsewhere)
+    result.read, result.placed, result.policy = inputs.files, placed, settings.described
+    if judged is not None:  # what cross-file rules said of the surroundings is not asked
+        result.findings = [f for f in result.findings if f.file in judged]
+    if settings.baseline:
+        from .baseline import apply, load as load_baseline
+        from .reporters import repo_relative
+        result.findings, baselined, fixed = apply(
+            result.findings, load_baseline(settings.baseline, settings.tree), repo_relative)
+        result.baseline = {"baselined": baselined, "fixed": fixed}
+    return result
+
+
+def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
+    """What the subjects of every file but ``besides`` weigh in the rules that weigh
+    others (``engine.weigh``): what ``judge`` of ``besides`` alone is given."""
+    runs, _ = _runs(inputs, settings, Unchecked(), lambda name: name not in besides)
+    return weigh(runs, list(settings.rules), settings.policy, settings.today)
+
+
+def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked,
+          which: Any = None) -> tuple[list[tuple], list[tuple]]:
+    """(context, targets) of each group, the targets of the files ``which(name)`` takes
+    (None: all); and (manifest, group, context) of every manifest."""
+    runs, placed = [], []
     for group in inputs.groups:
         cluster_ = group.cluster
         ctx = Context(policy=settings.policy, profile=cluster_.profile if cluster_ else None,
@@ -81,25 +110,12 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
                 unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
                               f"its cluster {group.label} among the inputs")
         targets = group.targets()
-        if judged is not None:
-            targets = {kind: [t for t in items if t.doc is None or t.doc.source.name in judged]
+        if which is not None:
+            targets = {kind: [t for t in items if t.doc is None or which(t.doc.source.name)]
                        for kind, items in targets.items()}
         runs.append((ctx, targets))
         placed += [(spec, group, ctx) for spec in group.manifests]
-    if keep is not None:
-        keep.append(runs)
-    result = run(runs, list(settings.rules), settings.policy, inputs.findings,
-                 len(inputs.files), settings.today, inputs.skipped, unchecked)
-    result.read, result.placed, result.policy = inputs.files, placed, settings.described
-    if judged is not None:  # what cross-file rules said of the surroundings is not asked
-        result.findings = [f for f in result.findings if f.file in judged]
-    if settings.baseline:
-        from .baseline import apply, load as load_baseline
-        from .reporters import repo_relative
-        result.findings, baselined, fixed = apply(
-            result.findings, load_baseline(settings.baseline, settings.tree), repo_relative)
-        result.baseline = {"baselined": baselined, "fixed": fixed}
-    return result
+    return runs, placed
 
 
 def _join(groups, joining: dict[int, str | None]) -> None:

@@ -71,6 +71,10 @@ class Rule:
     reads_partitions: ClassVar[bool] = True
     #: whether ``check`` judges replica lists alone (``ctx.replica_lists``): a manifest has
     #: them only in an explicit assignment, so the others are not passed to it
+    #: a finding of one subject depends on the others: a cluster setting that every subject
+    #: inheriting it breaks is one finding at the setting (``Finding.cause``, counted in
+    #: ``Context.inheritors``), so a run that judges some files weighs the others' subjects
+    weighs_others: ClassVar[bool] = False
     replica_lists_only: ClassVar[bool] = False
     #: what ``check`` reads of a manifest: "rf", "partitions" or a config key. A manifest
     #: where one of them is an unknown value (a template placeholder) is not passed to it

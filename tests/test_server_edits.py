@@ -101,3 +101,38 @@ def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypat
     assert others is not None  # the folder read again
     assert "PL117" in {f.rule for f in linted.result.findings
                        if f.file == "topics/edited.yaml"}
+
+
+def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder, monkeypatch):
+    """min.insync.replicas left to the cluster (2): one finding at the cluster's setting when
+    every topic that inherits it breaks PL301, else each its own. An edit judged alone
+    weighs the other files' topics as a whole lint does, whichever file is edited."""
+    monkeypatch.chdir(folder)
+    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
+    path, other = str(folder / "topics/edited.yaml"), str(folder / "topics/a.yaml")
+    (folder / "topics/a.yaml").write_text(inheriting.format(name="first", cluster="prod-eu-1",
+                                                            rf=3, isr=0))
+    space = Workspace([str(folder)])
+    space.lint(path, {path: topic()})
+    for edited, text in [(path, inheriting.format(name="edited", cluster="prod-eu-1", rf=1,
+                                                  isr=0)),
+                         (other, inheriting.format(name="first", cluster="prod-eu-1", rf=1,
+                                                   isr=0)),
+                         (path, inheriting.format(name="edited", cluster="prod-eu-1", rf=3,
+                                                  isr=0)),
+                         (other, inheriting.format(name="first", cluster="prod-eu-1", rf=3,
+                                                   isr=0))]:
+        texts = {edited: text}
+        linted, others = space.lint(edited, texts, edited=True)
+        assert others is None  # judged alone
+        held = unsaved.set({os.path.abspath(edited): text})
+        try:
+            whole = lint([str(folder)])
+        finally:
+            unsaved.reset(held)
+        name = os.path.relpath(edited, folder)
+        assert _shown(linted.result.findings, name) == _shown(whole.findings, name), text
+        if os.path.exists(edited):
+            (folder / name).write_text(text)  # as saved: the next edit is of another file
+            space.forget(edited)
+            space.lint(edited, {edited: text})

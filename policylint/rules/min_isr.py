@@ -23,6 +23,7 @@ _CANDIDATES = range(1, 12)
 
 class MinIsrRule(Rule):
     targets = ("manifest", "snapshot", "plan")
+    weighs_others = True  # one finding at a cluster setting only if every inheritor breaks
     needs = frozenset({"rf", "min.insync.replicas"})
     spark_frame = "topics"
     #: how the message gives a snapshot topic's minISR that is Kafka's built-in default

@@ -81,6 +81,7 @@ class Session:
         self.shut_down = False
         self.elsewhere: dict[str, set] = {}  # uri -> the other files it published for
         self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
+        self.finishing = False  # a judgement of the folder's other files is scheduled
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -148,8 +149,8 @@ class Session:
         texts = self.open_texts(ls)
         texts[path] = document.source
         others: dict = {}
-        try:
-            linted, others = self.workspace().lint(path, texts, edited)
+        try:  # the open documents first; the folder's other files when judged whole (rest)
+            linted, others = self.workspace().lint(path, texts, edited, set(texts))
         except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
             ls.window_show_message(types.ShowMessageParams(
                 types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
@@ -160,20 +161,41 @@ class Session:
             diagnostics=diagnostics(linted, types, related(ls))))
         if others is None:  # this file alone judged again: the others' are as published
             return
-        # the findings of the folder's other files, open or not (as ruff's workspace
-        # diagnostics): a cluster's finding that names this file's topic is there; a file
-        # whose findings went is cleared
+        if self.workspace().unjudged is None:
+            self.publish_others(ls, uri, others)
+            return
+        for other, found in sorted(others.items()):  # the open ones, judged already
+            self.show(ls, Path(other).as_uri(), found)
+        if not self.finishing:  # once the messages read meanwhile are handled
+            self.finishing = True
+            asyncio.get_running_loop().call_soon(self.finish, ls, uri)
+
+    def finish(self, ls: LanguageServer, uri: str) -> None:
+        """The folder's other files, judged whole on the model the edits since have kept
+        current (never a result from before a change)."""
+        self.finishing = False
+        others = self.workspace().rest(self.open_texts(ls))
+        if others is not None:
+            self.publish_others(ls, uri, others)
+
+    def publish_others(self, ls: LanguageServer, uri: str, others: dict) -> None:
+        """The findings of the folder's other files, open or not (as ruff's workspace
+        diagnostics): a cluster's finding that names this file's topic is there; a file
+        whose findings went is cleared."""
         shown = {Path(p).as_uri(): found for p, found in others.items()}
         for other in sorted(set(shown) | self.elsewhere.get(uri, set())):
             if other != uri:
-                # an open document's diagnostics carry the version of the text they judged
-                # (its unsaved text, this lint's): an editor drops them once it has a newer
-                open_ = self.opened(ls, other)
-                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=other, version=open_.version if open_ is not None else None,
-                    diagnostics=diagnostics(shown[other], types, related(ls))
-                    if other in shown else []))
+                self.show(ls, other, shown.get(other))
         self.elsewhere[uri] = set(shown) - {uri}
+
+    def show(self, ls: LanguageServer, uri: str, linted: Linted | None) -> None:
+        """Publishes a file's findings (none: cleared). An open document's carry the version
+        of the text they judged (its unsaved text, this lint's): an editor drops them once
+        it has a newer."""
+        open_ = self.opened(ls, uri)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=open_.version if open_ is not None else None,
+            diagnostics=diagnostics(linted, types, related(ls)) if linted else []))
 
     async def later(self, ls: LanguageServer, uri: str, version: int | None) -> None:
         await asyncio.sleep(self.debounce)

@@ -20,7 +20,7 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import judge, load
+from ..linter import judge, load, weighed
 from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
@@ -53,6 +53,10 @@ class Workspace:
     def options(self, options: dict | None) -> None:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
+        self.unjudged: tuple | None = None  # the paths whose files ``rest`` judges
+        #: (paths, file, what every other file's subjects weigh: linter.weighed), kept
+        #: while that file alone is edited
+        self.weighed: tuple = (None, None, None)
 
     @property
     def of_root(self) -> dict[str, list[str]]:
@@ -71,6 +75,7 @@ class Workspace:
         and read every folder again."""
         self._of_root = None
         self.loaded.clear()
+        self.weighed = (None, None, None)
 
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
@@ -106,16 +111,18 @@ class Workspace:
         and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
         self.loaded.clear()
+        self.weighed = (None, None, None)
 
-    def lint(self, path: str, texts: dict[str, str], edited: bool = False
-             ) -> tuple[Linted, dict[str, Linted] | None]:
+    def lint(self, path: str, texts: dict[str, str], edited: bool = False,
+             first: set[str] | None = None) -> tuple[Linted, dict[str, Linted] | None]:
         """The findings of the file at ``path``, its workspace folder linted as
         ``policylint lint FOLDER`` lints it, with the editor's unsaved ``texts`` (path ->
         text) in place of the files on disk; and those of the folder's other files that
         have findings (a cluster's finding that names this file's topic lives there).
         ``edited``: the file's text changed since its last lint: when it can be, it alone
         is judged again among the folder's kept model, and the others' findings are None
-        (as they were)."""
+        (as they were). ``first``: when the folder is read again, only these files (the
+        open ones, by path) are judged now; ``rest`` judges the others."""
         path = os.path.abspath(path)
         name = display_name(path)
         root = self.root_of(path)
@@ -127,12 +134,29 @@ class Workspace:
         alone = self._again(tuple(paths), path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
-        result = self._run(paths, texts)
+        judged = None if first is None else {name} | {display_name(p) for p in first}
+        result = self._run(paths, texts, judged)
+        if judged is not None:
+            self.unjudged = tuple(paths)
         known = name in result.read or any(f.rule == "PL100" and f.file == name
                                            for f in result.findings)
         others = _by_file(result, texts, {f.file for f in result.findings
                                           if f.file and f.file != name})
         return Linted(name, texts.get(path, ""), result if known else None), others
+
+    def rest(self, texts: dict[str, str]) -> dict[str, Linted] | None:
+        """After a ``lint`` that judged its ``first`` files alone: every file of that folder
+        with findings, judged whole on its kept model (which the edits since have kept
+        current); None when nothing is left to judge."""
+        paths, self.unjudged = self.unjudged, None
+        if paths is None or paths not in self.loaded:
+            return None
+        settings, inputs = self.loaded[paths]
+        with _uncollected():
+            result = judge(inputs, settings)
+        result.findings = [f for f in result.findings if f.rule != "PL102"]
+        texts = {os.path.abspath(p): t for p, t in texts.items()}
+        return _by_file(result, texts, {f.file for f in result.findings if f.file})
 
     def lint_all(self, texts: dict[str, str]) -> dict[str, Linted]:
         """Every file policylint reads in the workspace, each folder linted whole as
@@ -145,20 +169,22 @@ class Workspace:
                                   {f.file for f in result.findings if f.file}))
         return found
 
-    def _run(self, paths: list[str], texts: dict[str, str]):
+    def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None):
         """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
         files on disk, and the files read before and unchanged not parsed again; the model
-        kept for the edits that follow."""
+        kept for the edits that follow. ``judged``: as ``linter.judge`` takes it."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with _uncollected():
                 settings = resolve(paths, **self.options)
                 inputs = load(paths, settings)
-                result = judge(inputs, settings)
+                result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
+                               else weighed(inputs, settings, judged))
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
         self.loaded[tuple(paths)] = settings, inputs
+        self.weighed = (None, None, None)
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
@@ -178,7 +204,9 @@ class Workspace:
                 swapped = replaced(inputs, parsed)
                 if swapped is None:
                     return None
-                result = judge(swapped, settings, judged={name})
+                if self.weighed[:2] != (paths, name):  # the others' subjects, while unchanged
+                    self.weighed = paths, name, weighed(inputs, settings, {name})
+                result = judge(swapped, settings, judged={name}, elsewhere=self.weighed[2])
         finally:
             unsaved.reset(held)
             max_nodes.reset(bound)
