@@ -277,3 +277,33 @@ async def test_an_open_documents_diagnostics_carry_its_version_whoever_published
     finally:
         for name in ("dup-a", "dup-b"):
             (workspace / f"topics/{name}.yaml").unlink()
+
+
+@pytest.mark.asyncio
+async def test_typing_in_a_cluster_file_answers_the_open_documents_then_every_file(
+        client, workspace):
+    """An edit of the cluster's broker count (unsaved): the open manifest's topics are
+    judged against it at once; a topic file that is not open gets its finding once the
+    folder is judged whole, and loses it when the edit is undone."""
+    (workspace / "topics/closed.yaml").write_text(
+        TOPIC.replace("orders", "closed").replace("replicas: 3", "replicas: 5"))
+    try:
+        uri = _open(client, workspace / "topics/orders.yaml",
+                    TOPIC.replace("replicas: 3", "replicas: 5"))
+        await _diagnostics(client, uri)
+        kafka = workspace / "kafka.yaml"
+        text = kafka.read_text()
+        kafka_uri = _open(client, kafka, text)
+        await _diagnostics(client, kafka_uri)
+        closed = (workspace / "topics/closed.yaml").as_uri()
+        for version, brokers, expected in ((2, "4", True), (3, "6", False)):
+            opened, other = _diagnostics(client, uri), _diagnostics(client, closed)
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=kafka_uri,
+                                                                    version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(
+                    text=text.replace("replicas: 6", f"replicas: {brokers}"))]))
+            assert ("PL203" in {d.code for d in await opened}) == expected
+            assert ("PL203" in {d.code for d in await other}) == expected  # 5 > 4 brokers
+    finally:
+        (workspace / "topics/closed.yaml").unlink()

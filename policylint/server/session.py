@@ -20,6 +20,9 @@ from .workspace import Linted, Workspace
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 50
+#: how long no text changes before the folder's other files are judged whole after a
+#: cluster file's edit (milliseconds; the open documents are answered at once)
+REST_MS = 300
 #: the commands the server runs (``workspace/executeCommand``), named as ruff's are
 APPLY_AUTOFIX = "policylint.applyAutofix"
 DEBUG_INFORMATION = "policylint.printDebugInformation"
@@ -82,6 +85,7 @@ class Session:
         self.elsewhere: dict[str, set] = {}  # uri -> the other files it published for
         self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
         self.finishing = False  # a judgement of the folder's other files is scheduled
+        self.edits = 0  # the changes of text so far
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -166,13 +170,19 @@ class Session:
             return
         for other, found in sorted(others.items()):  # the open ones, judged already
             self.show(ls, Path(other).as_uri(), found)
-        if not self.finishing:  # once the messages read meanwhile are handled
+        if not self.finishing:
             self.finishing = True
-            asyncio.get_running_loop().call_soon(self.finish, ls, uri)
+            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
+                                                  self.edits)
 
-    def finish(self, ls: LanguageServer, uri: str) -> None:
+    def finish(self, ls: LanguageServer, uri: str, edits: int) -> None:
         """The folder's other files, judged whole on the model the edits since have kept
-        current (never a result from before a change)."""
+        current (never a result from before a change), once no edit has come for REST_MS:
+        typing in a cluster file is answered for the open documents alone."""
+        if edits != self.edits:  # typing goes on: later
+            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
+                                                  self.edits)
+            return
         self.finishing = False
         others = self.workspace().rest(self.open_texts(ls))
         if others is not None:
@@ -208,6 +218,7 @@ class Session:
 
     async def did_change(self, ls: LanguageServer,
                          params: types.DidChangeTextDocumentParams) -> None:
+        self.edits += 1
         await self.later(ls, params.text_document.uri, params.text_document.version)
 
     def did_save(self, ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
