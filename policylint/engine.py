@@ -112,43 +112,25 @@ class Context(Struct):
     #: Finding.cause -> how many subjects inherit that value, broken or not: a cause is one
     #: finding at its source only when every one of them breaks the rule
     inheritors: Counter = field(default_factory=Counter)
-    _by_name: dict[str, TopicSpec] | None = None
-    _changes_by_before: dict[int, Change] | None = None
-    _base_by_name: dict[str, TopicSpec] | None = None
     #: the codes of the rules this run runs (None: all), where a rule judges for several
     #: (a CEL batch)
     running: frozenset | None = None
+    #: what the run's questions below remember (``memo``, ``view``): the inputs above are
+    #: the run's, everything made of them is kept here
     _views: dict[Any, dict] = field(default_factory=dict)
-    _configs: dict[int, list] = field(default_factory=dict)  # id(target) -> topic_configs
-    _issues: dict[int, list] = field(default_factory=dict)  # id(target) -> config_issues
-    _rfs: dict[int, int | None] = field(default_factory=dict)  # id(topic) -> topic_rf
-    _min_isrs: dict[int, list] = field(default_factory=dict)  # id(target) -> _min_isr_topics
-    _declared: dict[int, tuple] = field(default_factory=dict)  # id(manifest) -> its values
-    _windows: dict[int, tuple] = field(default_factory=dict)  # id(profile) -> kafka_window
 
     def manifest(self, topic: str) -> TopicSpec | None:
         """The (first) linted manifest of a topic."""
-        if self._by_name is None:
-            self._by_name = {}
-            for spec in self.manifests:
-                self._by_name.setdefault(spec.name, spec)
-        return self._by_name.get(topic)
+        return self.view(_first_by_name, self.manifests).get(topic)
 
     def change_of(self, before: TopicSpec) -> Change | None:
         """The change set's change whose earlier side is ``before`` (None: not a change
         set's)."""
-        if self._changes_by_before is None:
-            self._changes_by_before = {id(c.before): c for c in self.changes
-                                       if c.before is not None}
-        return self._changes_by_before.get(id(before))
+        return self.view(_by_before, self.changes).get(id(before))
 
     def base_manifest(self, topic: str) -> TopicSpec | None:
         """The (first) manifest of a topic at the base ref, in diff mode."""
-        if self._base_by_name is None:
-            self._base_by_name = {}
-            for spec in self.base or ():
-                self._base_by_name.setdefault(spec.name, spec)
-        return self._base_by_name.get(topic)
+        return self.view(_first_by_name, self.base).get(topic) if self.base else None
 
     def allows_rf_change(self, topic: str) -> bool:
         return self.allow_rf_change or self.policy.allows_rf_change(topic)
@@ -183,10 +165,11 @@ class Context(Struct):
         (``kafka_version``), else every release of the policy's ``kafka_versions`` window
         (3.0 to the newest by default)."""
         profile = self.profile_for(target)  # the window is its cluster's: once per run
-        found = self._windows.get(id(profile))
+        made = self.memo(Context.kafka_window)  # id(profile) -> its window
+        found = made.get(id(profile))
         if found is None:
             version = self.kafka_version(target)
-            found = self._windows[id(profile)] = (kafka_configs.resolve(version),) \
+            found = made[id(profile)] = (kafka_configs.resolve(version),) \
                 if version is not None else kafka_configs.window(self.policy.kafka_versions)
         return found
 
@@ -201,10 +184,10 @@ class Context(Struct):
         per topic: several rules ask for it. A manifest that declares another RF is drift
         between the declaration and the cluster (PL202 on the manifest), not the snapshot's
         to answer for."""
-        key = id(topic)
-        if key not in self._rfs:
-            self._rfs[key] = snapshot_topic_rf(topic, None)
-        return self._rfs[key]
+        made = self.memo(Context.topic_rf)  # id(topic) -> its RF
+        if id(topic) not in made:
+            made[id(topic)] = snapshot_topic_rf(topic, None)
+        return made[id(topic)]
 
     def mixed_topics(self, snapshot: Snapshot) -> set[int]:
         """The snapshot's topics (by ``id``) whose partitions hold different replica
@@ -214,9 +197,10 @@ class Context(Struct):
     def topic_configs(self, target: Any) -> list[TopicConfig]:
         """The config of a manifest, or of each topic of a snapshot, with where it is
         (those that set something; built once per target)."""
-        found = self._configs.get(id(target))  # the hottest views: no _view indirection
+        made = self.memo(Context.topic_configs)  # id(target) -> its configs
+        found = made.get(id(target))
         if found is None:
-            found = self._configs[id(target)] = _topic_configs(target)
+            found = made[id(target)] = _topic_configs(target)
         return found
 
     def config_issues(self, target: Any) -> list[ConfigEntry]:
@@ -227,7 +211,8 @@ class Context(Struct):
         (``configs.allow_prefixes``), the cluster (Confluent Server) or the topic's platform
         (Confluent Cloud) allows are left out. Built once per target, from a judgement
         made once per distinct config: a repository repeats the same few."""
-        found = self._issues.get(id(target))
+        made = self.memo(Context.config_issues)  # id(target) -> its issues
+        found = made.get(id(target))
         if found is None:
             configs = self.topic_configs(target)
             releases = self.kafka_window(target) if configs else ()
@@ -237,7 +222,7 @@ class Context(Struct):
                 (target.vendor_configs + platforms.config_prefixes(
                     platforms.of(self.policy, target)) if isinstance(target, TopicSpec)
                  else ())
-            found = self._issues[id(target)] = [
+            found = made[id(target)] = [
                 tuple.__new__(ConfigEntry, (config, *issue)) for config in configs
                 for issue in _judged_config(releases, prefixes, config.config)]
         return found
@@ -275,10 +260,11 @@ class Context(Struct):
     def _min_isr_topics(self, snapshot: Snapshot) -> list[tuple]:
         """(topic, smallest current RF, effective minISR) of each topic of a snapshot with
         a known RF, once per snapshot: three rules ask."""
-        found = self._min_isrs.get(id(snapshot))
+        made = self.memo(Context._min_isr_topics)  # id(snapshot) -> its topics
+        found = made.get(id(snapshot))
         if found is None:
             profile = snapshot.profile
-            found = self._min_isrs[id(snapshot)] = [
+            found = made[id(snapshot)] = [
                 (t, rf, effective_min_isr(t.config, profile))
                 for t in snapshot.topics.values() if (rf := smallest_rf(t)) is not None]
         return found
@@ -286,10 +272,11 @@ class Context(Struct):
     def declared(self, spec: TopicSpec) -> tuple[Stated, Stated]:
         """A declaration's RF and effective minISR, with where each comes from, once per
         declaration: the min ISR rules (and PL209, PL203) ask for the same."""
-        found = self._declared.get(id(spec))
+        made = self.memo(Context.declared)  # id(manifest) -> its values
+        found = made.get(id(spec))
         if found is None:
-            found = self._declared[id(spec)] = (manifest_rf_stated(spec, self.profile),
-                                                manifest_min_isr(spec, self.profile))
+            found = made[id(spec)] = (manifest_rf_stated(spec, self.profile),
+                                      manifest_min_isr(spec, self.profile))
         return found
 
     def topic_min_isr(self, topic: str) -> Stated:
@@ -464,6 +451,17 @@ class Result(Struct):
 #: a file policylint cannot read is reported whatever the selection (as ruff reports a file
 #: it cannot parse): nothing in it was checked, and a run that says nothing would pass
 ALWAYS = frozenset({"PL100"})
+
+
+def _first_by_name(specs: list[TopicSpec]) -> dict[str, TopicSpec]:
+    found: dict[str, TopicSpec] = {}
+    for spec in specs:
+        found.setdefault(spec.name, spec)
+    return found
+
+
+def _by_before(changes: list[Change]) -> dict[int, Change]:
+    return {id(c.before): c for c in changes if c.before is not None}
 
 
 def _mixed_topics(snapshot: Snapshot) -> set[int]:
