@@ -313,19 +313,26 @@ class Finding(Struct):
         it has no line."""
         if self.at is None or self.line is None or self.column is None:
             return None
-        text = self.at[0].source.line(self.line)
-        if text is None:
-            return None
-        start = self.column - 1
-        if start < len(text) and text[start] in "\"'":  # a quoted string: to its quote
-            close = text.find(text[start], start + 1)
-            return self.line, (close + 2 if close >= 0 else len(text) + 1)
-        end = _TOKEN.match(text, start).end()
+        source = self.at[0].source
+        span = source.span(self.line)  # a JSON file's line, read in place
+        if span is None:
+            text = source.line(self.line)
+            if text is None:
+                return None
+            span = (0, len(text))
+        else:
+            text = source.text
+        first, last = span
+        start = first + self.column - 1
+        if start < last and text[start] in "\"'":  # a quoted string: to its quote
+            close = text.find(text[start], start + 1, last)
+            return self.line, (close - first + 2 if close >= 0 else last - first + 1)
+        end = _TOKEN.match(text, start, last).end()
         if end == start:
             return self.line, self.column + 1
-        while end > start and text[end - 1].isspace():  # not a copy of the line: a plan's
-            end -= 1  # million entries may be one line
-        return self.line, end + 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return self.line, end - first + 1
 
     def related_at(self) -> list[dict]:
         """The other values it compares, located: what, file, line, column."""

@@ -33,23 +33,28 @@ class SourceFile:
         self._lines: list[str] | None = None
         #: the offsets of its "\n", where a JSON locator has found them (its lines)
         self.newlines: list[int] | None = None
-        self._sliced: dict[int, str] = {}
 
     def line(self, number: int) -> str | None:
         """The text of a 1-based line (None beyond the end)."""
-        newlines = self.newlines
-        if newlines is not None and self._lines is None:  # a JSON file's own line breaks:
-            if not 0 < number <= len(newlines) + 1:  # no copy of a 100 MB text's lines
-                return None
-            found = self._sliced.get(number)  # a one-line plan: its line cut once
-            if found is None:
-                start = newlines[number - 2] + 1 if number > 1 else 0
-                end = newlines[number - 1] if number <= len(newlines) else len(self.text)
-                found = self._sliced[number] = self.text[start:end].rstrip("\r")
-            return found
+        span = self.span(number)
+        if span is not None:
+            return self.text[span[0]:span[1]]
+        if self.newlines is not None:  # beyond a JSON file's last line
+            return None
         if self._lines is None:
             self._lines = self.text.splitlines()
         return self._lines[number - 1] if 0 < number <= len(self._lines) else None
+
+    def span(self, number: int) -> tuple[int, int] | None:
+        """Where a 1-based line starts and ends in ``text``, for a JSON file whose line breaks
+        its locator found (a million-entry plan may be one line: read in place, never
+        copied); None otherwise."""
+        newlines = self.newlines
+        if newlines is None or not 0 < number <= len(newlines) + 1:
+            return None
+        start = newlines[number - 2] + 1 if number > 1 else 0
+        end = newlines[number - 1] if number <= len(newlines) else len(self.text)
+        return start, end - (end > start and self.text[end - 1] == "\r")
 
     def templated(self) -> bool:
         """Whether the text may hold template placeholders (``${``, ``{{``, ``{%``; HCL's
