@@ -218,26 +218,32 @@ def _release(release: str) -> dict:
 
 
 def _glob(pattern: str) -> str:
-    """An exemption's fnmatch glob as a regular expression Java and RE2 read alike."""
-    out, i = [], 0
-    while i < len(pattern):
+    """An exemption's fnmatch glob as a regular expression Java and RE2 read alike (a set
+    read as ``fnmatch.translate`` reads it)."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
         c = pattern[i]
         i += 1
         if c == "*":
             out.append(".*")
         elif c == "?":
             out.append(".")
-        elif c == "[" and "]" in pattern[i + 1:] or c == "[" and pattern[i:i + 1] == "]":
-            end = pattern.index("]", i + 1)
-            body = pattern[i:end]
-            i = end + 1
+        elif c == "[" and (end := _set_end(pattern, i)) >= 0:
+            body, i = pattern[i:end], end + 1
             negated = body.startswith("!")
-            body = body[1:] if negated else body
-            out.append("[" + ("^" if negated else "") +
-                       "".join("\\" + ch if ch in "\\[]^&" else ch for ch in body) + "]")
+            out.append("[" + ("^" if negated else "") + "".join(
+                "\\" + ch if ch in "\\[]^&" else ch for ch in body[negated:]) + "]")
         else:  # Java reads a backslash before any character but a letter as it
             out.append(c if c.isalnum() else "\\" + c)
     return "".join(out)
+
+
+def _set_end(pattern: str, i: int) -> int:
+    """Where a set opened just before ``i`` closes, as fnmatch reads it: a "]" first in it
+    (after "!") is itself; -1: the "[" is a plain one."""
+    i += pattern[i:i + 1] == "!"
+    i += pattern[i:i + 1] == "]"
+    return pattern.find("]", i)
 
 
 def _cel_why(rule) -> str | None:

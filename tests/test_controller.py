@@ -303,3 +303,21 @@ def test_export_writes_a_bundle_and_says_what_stays_behind(tmp_path):
         assert run(["export", "--for", "kafka-controller", str(copy), "-o", str(target),
                     "--fail", "open"]) == 0
     assert json.loads(target.read_text())["fail"] == "open"
+
+
+def test_an_exemptions_globs_match_as_fnmatch_matches():
+    """The regular expressions the bundle gives the plugin for exemption globs match the
+    names fnmatch (lint's) matches, sets, negations and punctuation included."""
+    import fnmatch
+    import re
+    from policylint.export import _glob
+    patterns = ["legacy.*", "orders.1?", "a[bc]*", "a[!b]x", "x[]]y", "x[!]]y", "*-dlq",
+                "pay$ments.(*)", "t+[0-9][0-9]", "[", "a[b", "*.*.*", "?", "ü*", "[!]", "[]",
+                "a[!]b]c", "[a-c]x", "x\\y"]
+    names = ["legacy.x", "legacy", "orders.12", "orders.1", "abx", "acx", "adx", "x]y",
+             "xay", "a-dlq", "pay$ments.(x)", "t+12", "[", "a[b", "a.b.c", "a", "über", "",
+             "legacyX", "orders.123", "t+1a", "[!]", "[]", "a]c", "abc", "bx", "x\\y"]
+    for pattern in patterns:
+        for name in names:
+            assert bool(re.fullmatch(_glob(pattern), name, re.S)) == \
+                fnmatch.fnmatchcase(name, pattern), (pattern, name)

@@ -66,7 +66,7 @@ final class Bundle {
                            List<Map.Entry<String, Program>> variables, List<Check> checks,
                            Map<String, Object> params) { }
 
-    private record Exemption(String rule, List<Pattern> topics) { }
+    private record Exemption(String rule, List<Pattern> topics, java.time.LocalDate expires) { }
 
     /** The bundle at {@code path}; IOException or IllegalArgumentException saying why not. */
     @SuppressWarnings("unchecked")
@@ -143,7 +143,9 @@ final class Bundle {
             for (String regex : (List<String>) e.get("regex")) {
                 topics.add(Pattern.compile(regex, Pattern.DOTALL));
             }
-            exemptions.add(new Exemption((String) e.get("rule"), topics));
+            Object expires = e.get("expires");
+            exemptions.add(new Exemption((String) e.get("rule"), topics,
+                expires == null ? null : java.time.LocalDate.parse(expires.toString())));
         }
         rules = configRules.size() + celRules.size();
     }
@@ -194,8 +196,9 @@ final class Bundle {
     }
 
     private boolean exempted(String code, String topic) {
+        java.time.LocalDate today = java.time.LocalDate.now();
         for (Exemption e : exemptions) {
-            if (e.rule().equals(code)) {
+            if (e.rule().equals(code) && (e.expires() == null || !today.isAfter(e.expires()))) {
                 for (Pattern p : e.topics()) {
                     if (p.matcher(topic).matches()) {
                         return true;
