@@ -194,9 +194,9 @@ def test_the_plugin_judges_every_request_as_lint_judges_its_manifest(
 
 
 def _tool(cluster, name: str) -> str:
-    """A Kafka tool's main class: Scala's kafka.admin before 3.5 (TopicCommand) or 4.0
+    """A Kafka tool's main class: Scala's kafka.admin before 3.5 (TopicCommand) or 4.4
     (ConfigCommand), Java's org.apache.kafka.tools since."""
-    since = {"TopicCommand": "3.5", "ConfigCommand": "4.0"}[name]
+    since = {"TopicCommand": "3.5", "ConfigCommand": "4.4"}[name]
     return f"org.apache.kafka.tools.{name}" if kafka_configs.at_least(
         cluster.version.rsplit(".", 1)[0], since) else f"kafka.admin.{name}"
 
@@ -221,7 +221,7 @@ def _said(done) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("minor", ["3.3", "4.4"])
+@pytest.mark.parametrize("minor", ["3.3", "4.0", "4.4"])
 def test_a_running_kafka_refuses_with_the_findings_text_what_lint_finds_an_error_in(
         minor, plugin_jar, exported, tmp_path):
     """The plugin on a real controller: before its bundle exists every creation is refused
