@@ -168,8 +168,8 @@ class Session:
         if self.workspace().unjudged is None:
             self.publish_others(ls, uri, others)
             return
-        for other, found in sorted(others.items()):  # the open ones, judged already
-            self.show(ls, Path(other).as_uri(), found)
+        for other in sorted(set(texts) - {path}):  # the open ones, judged now: found or not
+            self.show(ls, Path(other).as_uri(), others.get(other))
         if not self.finishing:
             self.finishing = True
             asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
@@ -184,17 +184,19 @@ class Session:
                                                   self.edits)
             return
         self.finishing = False
-        others = self.workspace().rest(self.open_texts(ls))
-        if others is not None:
-            self.publish_others(ls, uri, others)
+        texts = self.open_texts(ls)
+        others = self.workspace().rest(texts)
+        if others is not None:  # an open document's are its own lint's: its text may be newer
+            self.publish_others(ls, uri, others, {Path(p).as_uri() for p in texts})
 
-    def publish_others(self, ls: LanguageServer, uri: str, others: dict) -> None:
+    def publish_others(self, ls: LanguageServer, uri: str, others: dict,
+                       besides: set[str] = frozenset()) -> None:
         """The findings of the folder's other files, open or not (as ruff's workspace
         diagnostics): a cluster's finding that names this file's topic is there; a file
-        whose findings went is cleared."""
+        whose findings went is cleared. ``besides``: files not published here."""
         shown = {Path(p).as_uri(): found for p, found in others.items()}
         for other in sorted(set(shown) | self.elsewhere.get(uri, set())):
-            if other != uri:
+            if other != uri and other not in besides:
                 self.show(ls, other, shown.get(other))
         self.elsewhere[uri] = set(shown) - {uri}
 
