@@ -260,7 +260,7 @@ def lint(
     extra = [_report(spec) for spec in reports or []]
     if fail_on not in FAIL_ON + ("never",):
         _fail(f"--fail-on must be one of {', '.join(FAIL_ON)} or never, not {fail_on!r}")
-    if exit_zero:
+    if exit_zero or write_baseline:  # a baseline's run records the findings: it exits 0
         fail_on = "never"
     if not reason.isprintable() or not _is_utf8(reason):
         _fail("--reason must be one line of printable UTF-8 text")
@@ -335,8 +335,8 @@ def lint(
         baseline_text = document(result.findings, repo_relative)
     shown = settings.output
     with _exit_2_on_errors():  # a reporter plugin may fail
-        output = _statistics(result, fmt) if shown.statistics else \
-            render(fmt, result, color=shown.color and not output_file, quiet=shown.quiet,
+        output = _statistics(result, shown.format) if shown.statistics else \
+            render(shown.format, result, color=shown.color and not output_file, quiet=shown.quiet,
                    show_suppressed=shown.show_suppressed)
         rendered = [(file, output if file == output_file else
                      render(report_fmt, result) if report_fmt else baseline_text)
@@ -357,8 +357,7 @@ def lint(
         kept = sum(not f.suppressed for f in result.findings)  # a suppressed one is none
         _say(f"policylint: wrote {count(kept, 'finding')} to the baseline "
              f"{write_baseline}")
-        fail_on = "never"
-    raise typer.Exit(1 if fail_on != "never" and result.failed(fail_on) else 0)
+    raise typer.Exit(1 if shown.fail_on != "never" and result.failed(shown.fail_on) else 0)
 
 
 def _ignored_hint(paths: list[str], respect_gitignore: bool) -> str:

@@ -248,14 +248,14 @@ def _set_end(pattern: str, i: int) -> int:
 
 def _cel_why(rule) -> str | None:
     """Why a policy's CEL rule cannot be exported (None: it can)."""
-    from .cel import _reads
+    from .cel import fields_read
     if rule.applies_to != "topics":
         return f"applies to {rule.applies_to}, which no creation or config change carries"
     entry = rule.entry
     texts = [item[key] for part in ("matchConditions", "variables", "validations")
              for item in entry.get(part) or () for key in ("expression", "messageExpression")
              if key in item]
-    reads = _reads(texts, rule.binds + ("variables", "params"))
+    reads = fields_read(texts, rule.binds + ("variables", "params"))
     if reads is None:
         return "reads its subject whole (topic[...], size(topic)): which fields is unknown"
     extra = sorted(set(reads.get("topic", ())) - REQUEST_FIELDS)

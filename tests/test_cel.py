@@ -518,8 +518,8 @@ def test_the_summary_says_what_a_cel_rule_could_not_read(tmp_path, monkeypatch):
     (["[1, 2].all(x, x > 0)"], {}),
 ])
 def test_what_a_rule_reads(texts, reads):
-    from policylint.cel import _reads
-    assert _reads(texts, ("topic", "cluster")) == reads
+    from policylint.cel import fields_read
+    assert fields_read(texts, ("topic", "cluster")) == reads
 
 
 def test_a_verdict_kept_by_shape_is_that_shape_s_alone(tmp_path, monkeypatch):

@@ -457,7 +457,7 @@ def _batched(rules: list[CelRule], sources: list[dict]) -> None:
             texts = [v["expression"] for v in entry["validations"]] + \
                 [m["expression"] for m in entry.get("matchConditions") or ()]
             # a change's object and oldObject may be null: its maps are not narrowed
-            reads = None if rule.applies_to == "changes" else _reads(texts, rule.binds)
+            reads = None if rule.applies_to == "changes" else fields_read(texts, rule.binds)
             named = reads is None or _names_subject(reads)
             groups.setdefault((rule.applies_to, named), []).append((rule, entry, reads))
     made: dict[str, list[_Batch]] = {}
@@ -530,7 +530,8 @@ def _hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
     return "".join(out) + text[last:]
 
 
-def _reads(texts: list[str], binds: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:
+def fields_read(texts: list[str], binds: tuple[str, ...]
+                ) -> dict[str, tuple[str, ...]] | None:
     """Per variable the expressions read, the fields they read of it (``topic.rf``,
     ``has(topic.rf)``, ``topic.?rf``); None where one reads a variable otherwise
     (``topic["rf"]``, ``size(cluster)``), as a whole."""

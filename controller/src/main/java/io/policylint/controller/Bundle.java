@@ -92,14 +92,10 @@ final class Bundle {
         List<String> old = (List<String>) data.getOrDefault("old_versions", List.of());
         Map<String, Map<String, Object>> tables =
             (Map<String, Map<String, Object>>) data.get("releases");
-        Set<String> ever = new HashSet<>();
-        for (Map<String, Object> table : tables.values()) {
-            ever.addAll(((Map<String, Object>) table.get("configs")).keySet());
-        }
         for (Map.Entry<String, Map<String, Object>> release : tables.entrySet()) {
             releases.put(release.getKey(), new Configs(release.getKey(),
                 (Map<String, Map<String, Object>>) release.getValue().get("configs"),
-                (Map<String, String>) release.getValue().get("removed"), brokerKeys, ever, old));
+                (Map<String, String>) release.getValue().get("removed"), brokerKeys, old));
         }
         allowPrefixes = (List<String>) data.getOrDefault("allow_prefixes", List.of());
         announced = new HashSet<>((List<String>) data.getOrDefault("announced", List.of()));

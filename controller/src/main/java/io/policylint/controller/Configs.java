@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -22,16 +21,14 @@ final class Configs {
     private final Map<String, Map<String, Object>> table;
     private final Map<String, String> removed;
     private final Map<String, Object> brokerKeys;
-    private final Set<String> everKnown;
     private final List<String> oldVersions;
 
     Configs(String release, Map<String, Map<String, Object>> table, Map<String, String> removed,
-            Map<String, Object> brokerKeys, Set<String> everKnown, List<String> oldVersions) {
+            Map<String, Object> brokerKeys, List<String> oldVersions) {
         this.release = release;
         this.table = table;
         this.removed = removed;
         this.brokerKeys = brokerKeys;
-        this.everKnown = everKnown;
         this.oldVersions = oldVersions;
     }
 
@@ -49,10 +46,6 @@ final class Configs {
             return "removed";
         }
         return brokerKeys.containsKey(key) ? "broker" : "unknown";
-    }
-
-    boolean everKnown(String key) {
-        return everKnown.contains(key);
     }
 
     String removedIn(String key) {
@@ -140,7 +133,7 @@ final class Configs {
                     throw new IllegalArgumentException(
                         kind.equals("long") ? "is not a long integer" : "is not an integer");
                 }
-                String digits = text.replaceFirst("^[+-0]+", "");
+                String digits = text.replaceFirst("^[-+0]+", "");
                 BigInteger number = new BigInteger(text.startsWith("+") ? text.substring(1) : text);
                 boolean isLong = kind.equals("long");
                 BigInteger lo = BigInteger.valueOf(isLong ? Long.MIN_VALUE : Integer.MIN_VALUE);
