@@ -176,8 +176,8 @@ def main() -> None:
         print(f"    each further million rows: {ours:.2f} s against the floor's {theirs:.2f} s "
               f"= {ours / theirs:.1f}x")
     generic = sorted(code for code, rule in all_rules().items()
-                     if code.startswith("PL") and {"snapshot", "profile"} & set(rule.targets)
-                     and rule.spark_frame is None)
+                     if code.startswith("PL") and {"snapshot", "profile"} & set(rule.reads.targets)
+                     and rule.reads.spark_frame is None)
     print(f"    built-in rules on the generic Python path: {', '.join(generic) or 'none'}")
     rows = args.fallback_rows
     native = times.get(rows) or timed_audit(OUT / f"rows-{rows}", "spark", args.master)

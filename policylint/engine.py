@@ -501,14 +501,15 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
             continue
         options = policy.options[rule.code]
         for (ctx, targets), with_lists, unknown in zip(runs, assigned, blind):
-            for kind in rule.targets:
+            reads = rule.reads
+            for kind in reads.targets:
                 checked = targets.get(kind, ()) if kind != "run" else (ctx,)
-                if kind == "manifest" and rule.replica_lists_only:
+                if kind == "manifest" and reads.replica_lists_only:
                     checked = with_lists
-                if kind == "manifest" and rule.config_keys is not None:
-                    keys = rule.config_keys
+                if kind == "manifest" and reads.config_keys is not None:
+                    keys = reads.config_keys
                     checked = [m for m in checked if m.config and not keys.isdisjoint(m.config)]
-                if kind == "manifest" and rule.needs and unknown:
+                if kind == "manifest" and reads.needs and unknown:
                     checked = _judgeable(checked, unknown, rule, ctx.unchecked)
                 findings.extend(rule.check_all(checked, ctx, options))
     _plan_fixes(findings, runs, policy)
@@ -607,9 +608,9 @@ class Weighed(NamedTuple):
 def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
           chosen: Policy, today: dt.date | None = None) -> Weighed:
     """What the subjects of ``runs`` weigh in the rules that weigh others
-    (``Rule.weighs_others``): a run that judges only some files is given it for the
+    (``Reads.weighs_others``): a run that judges only some files is given it for the
     others, so that a finding is where a whole run puts it."""
-    rules = [r for r in rules if r.weighs_others]
+    rules = [r for r in rules if r.reads.weighs_others]
     policy = chosen.compile(rules, today or dt.date.today())
     suppressions, breaking = Suppressions(policy), Counter()
     for rule in rules:
@@ -617,7 +618,7 @@ def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
             continue
         for ctx, targets in runs:
             ctx.running = frozenset(r.code for r in rules)
-            for kind in rule.targets:
+            for kind in rule.reads.targets:
                 for finding in rule.check_all(targets.get(kind, ()), ctx,
                                               policy.options[rule.code]):
                     if finding.cause is not None:
@@ -678,12 +679,13 @@ def _finish(finding: Finding, policy: CompiledPolicy) -> Rule:
 def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Counter) -> list:
     """The manifests a rule can judge: not those where a value it needs is unknown (counted
     under ``unchecked``)."""
-    skip = {id(m) for m, fields in unknown if fields & rule.needs}
+    needs = rule.reads.needs
+    skip = {id(m) for m, fields in unknown if fields & needs}
     for m, fields in unknown:
         if id(m) in skip:
-            field = min(fields & rule.needs)
+            field = min(fields & needs)
             unchecked.add(rule.code, m.where(field), m.name,
-                          f"a value for {', '.join(sorted(fields & rule.needs))} "
+                          f"a value for {', '.join(sorted(fields & needs))} "
                           f"({_unknowable(m, field)})")
     return [m for m in manifests if id(m) not in skip] if skip else manifests
 

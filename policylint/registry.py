@@ -2,8 +2,9 @@
 
 A ``policylint.rules`` entry point names a Rule class (``ACME001 = "acme.naming:TopicNaming"``)
 or a package of rule modules (``acme = "acme.rules"``): each module of that package is
-imported and every Rule class it defines with a ``code`` is registered (a base class without
-one is not), so that adding a rule to a pack is adding its module. A ``policylint.reporters`` entry point names a module with
+imported, its sub-packages' too, and every Rule class it defines with a ``code`` is
+registered (a base class without one is not), so that adding a rule to a pack is adding its
+module. A ``policylint.reporters`` entry point names a module with
 ``render(result, **options) -> str``; its name is the ``--format``.
 """
 
@@ -19,7 +20,7 @@ from types import ModuleType
 from typing import Any, Iterator, NamedTuple
 
 from .model import SEVERITIES
-from .rule import SPARK_FRAMES, TARGETS, Rule
+from .rule import SPARK_FRAMES, TARGETS, Reads, Rule
 
 GROUP = "policylint.rules"
 REPORTERS = "policylint.reporters"
@@ -137,14 +138,24 @@ def _rule_classes(ep: EntryPoint) -> Iterator[type[Rule]]:
         _check(loaded, where)
         yield loaded
         return
-    modules = [loaded] + [_load_module(f"{loaded.__name__}.{info.name}", where)
-                          for info in pkgutil.iter_modules(getattr(loaded, "__path__", []))]
+    modules = [loaded] + _modules(loaded, where)
     for module in modules:
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Rule) \
                     and value.__module__ == module.__name__ and "code" in vars(value):
                 _check(value, f"{where}: {module.__name__}.{value.__name__}")
                 yield value
+
+
+def _modules(package: ModuleType, where: str) -> list[ModuleType]:
+    """The modules of a package, and of its sub-packages (a pack's rule families)."""
+    found = []
+    for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
+        module = _load_module(f"{package.__name__}.{info.name}", where)
+        found.append(module)
+        if info.ispkg:
+            found += _modules(module, where)
+    return found
 
 
 def _load(ep: EntryPoint, where: str) -> Any:
@@ -177,10 +188,14 @@ def _check(cls: Any, where: str) -> None:
         problems.append("name must be lower-case words joined by '-'")
     if cls.severity not in SEVERITIES:
         problems.append(f"severity must be one of {', '.join(SEVERITIES)}")
-    if not isinstance(cls.targets, tuple) or set(cls.targets) - set(TARGETS):
-        problems.append(f"targets must be a tuple among {', '.join(TARGETS)}")
-    if cls.spark_frame is not None and cls.spark_frame not in SPARK_FRAMES:
-        problems.append(f"spark_frame must be one of {', '.join(SPARK_FRAMES)}")
+    reads = cls.reads
+    if not isinstance(reads, Reads):
+        problems.append("reads must be a policylint.rule.Reads")
+    else:
+        if not isinstance(reads.targets, tuple) or set(reads.targets) - set(TARGETS):
+            problems.append(f"targets must be a tuple among {', '.join(TARGETS)}")
+        if reads.spark_frame is not None and reads.spark_frame not in SPARK_FRAMES:
+            problems.append(f"spark_frame must be one of {', '.join(SPARK_FRAMES)}")
     if problems:
         raise RegistryError(f"{where}: " + "; ".join(problems))
 

@@ -1,9 +1,11 @@
 """The rule contract. Built-in rules and plugins implement it the same way.
 
-A rule is a class with ``code``, ``name``, ``severity``, ``targets`` and a ``check`` method
-that yields findings. It is pure: no I/O, no state between calls. The engine calls
-``check(target, ctx, options)`` once per target object of each kind in ``targets``
-(through ``check_all``, which a rule that judges many targets at once may override):
+A rule is a class with ``code``, ``name``, ``severity``, ``reads`` and a ``check`` method
+that yields findings. It is pure: no I/O, no state between calls. ``reads`` declares, in one
+:class:`Reads` value, what the rule reads; the engine and the audit decide from it alone
+what to pass it. The engine calls ``check(target, ctx, options)`` once per target object of
+each kind in ``reads.targets`` (through ``check_all``, which a rule that judges many targets
+at once may override):
 
 - ``"manifest"``: a :class:`~policylint.model.TopicSpec` of a linted topic manifest
 - ``"plan"``: a :class:`~policylint.model.Plan` (one reassignment file)
@@ -19,33 +21,33 @@ policies, ``--select`` and ``explain`` treat them like any other.
 views such as ``ctx.plan_view(plan)`` or ``ctx.replica_lists(target)``).
 
 A rule that applies to snapshots may also have a Spark form for ``policylint audit``: set
-``spark_frame`` to the frame it reads (see :mod:`policylint.spark.native`) and return a
-``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of the
-module. A rule that judges a topic by its config and its cluster (release, settings,
-brokers) alone, never by the topic's name or partitions, sets ``spark_frame = "configs"``
+``Reads.spark_frame`` to the frame it reads (see :mod:`policylint.spark.native`) and return
+a ``Verdict`` from ``spark(options, policy)``, importing pyspark there, not at the top of
+the module. A rule that judges a topic by its config and its cluster (release, settings,
+brokers) alone, never by the topic's name or partitions, reads the frame ``"configs"``
 instead: the audit runs its ``check`` once per distinct shape; one that judges topics by
-their names sets ``spark_frame = "names"`` and returns from ``spark`` a condition that
-picks every topic it may report (:mod:`policylint.spark.shapes`). Both forms word their findings from the one ``message`` template (``self.say`` in
-Python, ``policylint.spark.expr.say`` in Spark). Without a Spark form the audit runs
-``check`` on each snapshot (without its partitions when ``reads_partitions`` is false).
+their names reads ``"names"`` and returns from ``spark`` a condition that picks every topic
+it may report (:mod:`policylint.spark.shapes`). Both forms word their findings from the one
+``message`` template (``self.say`` in Python, ``policylint.spark.expr.say`` in Spark).
+Without a Spark form the audit runs ``check`` on each snapshot (without its partitions
+when ``Reads.partitions`` is false).
 
 A rule that is off until the policy gives it parameters says so in ``applies(options)``;
-the engine then does not call it. One that judges replica lists alone sets
-``replica_lists_only``: manifests without an explicit assignment are not passed to it; one
-that reads a manifest's RF, partitions or a config key names it in ``needs``: a manifest
-where it is an unknown value is not passed to it either. A
-finding may carry a severity above the rule's own (PL605: a removed key is an error); a
-severity the policy sets for the rule wins.
+the engine then does not call it. A finding may carry a severity above the rule's own
+(PL605: a removed key is an error); a severity the policy sets for the rule wins.
 
 Register a rule with an entry point in the ``policylint.rules`` group:
-``PL999 = "my_package.my_module:MyRule"``. Its docstring is its documentation, with the
-headings ``## What it does``, ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
+``PL999 = "my_package.my_module:MyRule"`` (or a package: every rule class of its modules,
+of its sub-packages too). Its docstring is its documentation, with the headings
+``## What it does``, ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
 """
 
 from __future__ import annotations
 
 from itertools import chain, repeat
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
+
+from msgspec import Struct, structs
 
 from .model import Finding, Ref
 
@@ -54,35 +56,55 @@ DOCS = "https://github.com/policylint/policylint/blob/main/docs/rules"  # a page
 SPARK_FRAMES = ("replica_sets", "partitions", "topics", "clusters", "configs", "names")
 
 
+class Reads(Struct, frozen=True, kw_only=True):
+    """What a rule reads, declared once: which objects ``check`` is passed and which of
+    them it can judge. A family's base class declares it; a rule changes what differs
+    (``Reads.but``)."""
+
+    #: the kinds of object ``check`` is passed, among TARGETS
+    targets: tuple[str, ...] = ()
+    #: judges replica lists alone (``ctx.replica_lists``): a manifest has them only in an
+    #: explicit assignment, so the others are not passed to it
+    replica_lists_only: bool = False
+    #: what it reads of a manifest: "rf", "partitions", "name" or a config key. A manifest
+    #: where one of them is an unknown value (a template placeholder) is not passed to it
+    #: and is counted under ``unchecked``
+    needs: frozenset[str] = frozenset()
+    #: the config keys without which it has nothing to say of a manifest: set, only
+    #: manifests that set one of them are passed to it (10,000 manifests, a few with them)
+    config_keys: frozenset[str] | None = None
+    #: whether it reads a snapshot's partitions: the audit's generic path leaves them out
+    #: (most of a fleet's rows) for rules that read only topics and brokers
+    partitions: bool = True
+    #: the frame its Spark form reads (one of SPARK_FRAMES); None: no Spark form.
+    #: "configs": decided once per distinct config (policylint.spark.shapes)
+    spark_frame: str | None = None
+    #: a finding of one subject depends on the others: a cluster setting that every subject
+    #: inheriting it breaks is one finding at the setting (``Finding.cause``, counted in
+    #: ``Context.inheritors``), so a run that judges some files weighs the others' subjects
+    weighs_others: bool = False
+
+    def but(self, **changes: Any) -> "Reads":
+        """The same, with ``changes``."""
+        return structs.replace(self, **changes)
+
+
+#: what a plugin written before ``Reads`` declares as class attributes, by their field
+_LEGACY = {"targets": "targets", "replica_lists_only": "replica_lists_only",
+           "needs": "needs", "config_keys": "config_keys", "reads_partitions": "partitions",
+           "spark_frame": "spark_frame", "weighs_others": "weighs_others"}
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[str] = "error"
-    targets: ClassVar[tuple[str, ...]] = ()
+    reads: ClassVar[Reads] = Reads()
     # JSON Schema of the rule's options (an object schema; every property has a default)
     options_schema: ClassVar[dict[str, Any]] = {
         "type": "object", "properties": {}, "additionalProperties": False}
     #: the message of a finding: a ``str.format`` template of named fields
     message: ClassVar[str] = ""
-    #: the frame the Spark form reads (one of SPARK_FRAMES); None: no Spark form
-    spark_frame: ClassVar[str | None] = None
-    #: whether ``check`` reads a snapshot's partitions: the audit's generic path leaves
-    #: them out (most of a fleet's rows) for rules that read only topics and brokers
-    reads_partitions: ClassVar[bool] = True
-    #: whether ``check`` judges replica lists alone (``ctx.replica_lists``): a manifest has
-    #: them only in an explicit assignment, so the others are not passed to it
-    #: a finding of one subject depends on the others: a cluster setting that every subject
-    #: inheriting it breaks is one finding at the setting (``Finding.cause``, counted in
-    #: ``Context.inheritors``), so a run that judges some files weighs the others' subjects
-    weighs_others: ClassVar[bool] = False
-    replica_lists_only: ClassVar[bool] = False
-    #: what ``check`` reads of a manifest: "rf", "partitions" or a config key. A manifest
-    #: where one of them is an unknown value (a template placeholder) is not passed to it
-    #: and is counted under ``unchecked``
-    needs: ClassVar[frozenset[str]] = frozenset()
-    #: the config keys without which ``check`` has nothing to say of a manifest: set, only
-    #: manifests that set one of them are passed to it (10,000 manifests, a few with them)
-    config_keys: ClassVar[frozenset[str] | None] = None
     #: whether ``--fix`` can resolve some of its findings (those that carry a ``fix``)
     fixable: ClassVar[bool] = False
     #: whether ``--fix`` resolves its findings on plan entries by repairing the plan (the
@@ -91,6 +113,15 @@ class Rule:
     #: where the rule's documentation is published (SARIF's ``helpUri``, ``explain``); a
     #: built-in rule's is its page in docs/rules, made from its docstring
     url: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A plugin's class attributes ``targets``, ``needs``... (as written before
+        ``Reads``) are read into its ``reads``."""
+        super().__init_subclass__(**kwargs)
+        legacy = {field: cls.__dict__[name] for name, field in _LEGACY.items()
+                  if name in cls.__dict__}
+        if legacy:
+            cls.reads = cls.reads.but(**legacy)
 
     def check(self, target: Any, ctx: Any, options: dict[str, Any]) -> Iterator[Finding]:
         return iter(())
@@ -109,7 +140,7 @@ class Rule:
         return True
 
     def spark(self, options: dict[str, Any], policy: Any) -> Any:
-        """The Spark form: a ``policylint.spark.expr.Verdict`` over rows of ``spark_frame``."""
+        """The Spark form: a ``policylint.spark.expr.Verdict`` over rows of its frame."""
         raise NotImplementedError(f"{self.code} has no Spark form")
 
     def say(self, **fields: Any) -> str:

@@ -51,11 +51,11 @@ TODAY = dt.date(2026, 11, 21)
 
 
 def load_cases(directory: Path) -> list[Any]:
-    """``pytest.param(rule, case)`` for every case of every ``*.yaml`` case file, with ids
-    ``FILE-N-name``."""
+    """``pytest.param(rule, case)`` for every case of every ``*.yaml`` case file under
+    ``directory`` (in folders by rule family, or not), with ids ``FILE-N-name``."""
     import pytest
     params = []
-    for path in sorted(Path(directory).glob("*.yaml")):
+    for path in sorted(Path(directory).rglob("*.yaml")):
         spec = yaml.safe_load(path.read_text())
         for i, case in enumerate(spec["cases"]):
             params.append(pytest.param(spec["rule"], case, id=f"{path.stem}-{i}-{case['name']}"))
@@ -225,7 +225,7 @@ def check_spark_parity(spark: Any, params: list[Any], root: Path,
     compared = 0
     for n, param in enumerate(params):
         rule, case = param.values
-        if not {"snapshot", "profile"} & set(all_rules()[rule].targets) \
+        if not {"snapshot", "profile"} & set(all_rules()[rule].reads.targets) \
                 or {"cluster", "current", "base"} & set(case):
             continue
         case_dir = Path(root) / "cases" / f"{n:03d}"

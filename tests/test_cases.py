@@ -21,8 +21,11 @@ def test_case(rule, case, tmp_path):
 
 
 def test_every_rule_has_failing_and_passing_cases():
-    for code in (code for code in all_rules() if code.startswith("PL")):
-        path = CASES / f"{code}.yaml"
+    for code, rule in all_rules().items():
+        if not code.startswith("PL"):
+            continue
+        family = type(rule).__module__.split(".")[2]  # policylint.rules.FAMILY.module
+        path = CASES / family / f"{code}.yaml"
         assert path.exists(), f"no case file for {code}"
         cases = yaml.safe_load(path.read_text())["cases"]
         assert any(c["expect"] for c in cases), f"{code} has no failing case"

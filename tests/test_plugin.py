@@ -119,3 +119,51 @@ def test_a_broken_pack_is_exit_2_with_one_line(tmp_path, args):
     assert done.stderr.splitlines() == [
         "policylint: error: rule plugin broken (broken_pack) failed to load: RuntimeError: "
         "the pack is broken"]
+
+
+LEGACY = {
+    "legacy_pack/__init__.py": "",
+    "legacy_pack/naming/__init__.py": "",
+    # a family sub-package, written as packs were before Reads: class attributes
+    "legacy_pack/naming/team901_short_names.py": '''
+        from policylint.rule import Rule
+
+
+        class ShortNames(Rule):
+            """Topic names of at most 8 characters."""
+            code, name, severity = "TEAM901", "short-names", "error"
+            targets = ("manifest", "snapshot")
+            reads_partitions = False
+            needs = frozenset({"name"})
+
+            def check(self, target, ctx, options):
+                names = [t.name for t in target.topics.values()] if hasattr(target, "topics") \\
+                    else [target.name]
+                for name in names:
+                    if len(name) > 8:
+                        yield self.finding(f"topic {name}: name longer than 8", topic=name)
+        ''',
+    "legacy_pack-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: legacy-pack\n"
+                                          "Version: 0.1\n",
+    "legacy_pack-0.1.dist-info/entry_points.txt": "[policylint.rules]\nlegacy = legacy_pack\n",
+}
+
+
+def test_a_pack_in_families_with_class_attributes_is_read_as_it_declares(tmp_path):
+    """Sub-packages of a pack are walked, and what a rule reads written as class attributes
+    (before ``Reads``) is its ``reads``: judged only where it says, as it says."""
+    write_files(tmp_path / "site", LEGACY)
+    write_files(tmp_path, {"topics/a.yaml": TOPIC.format(name="payments.orders"),
+                           "topics/b.yaml": TOPIC.format(name="short")})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
+    done = policylint("lint", "topics", "--select", "TEAM901", "--format", "json",
+                      cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stderr
+    found = [(f["rule"], f["topic"]) for f in json.loads(done.stdout)["findings"]]
+    assert found == [("TEAM901", "payments.orders")]
+    probe = ("from policylint.registry import all_rules; r = all_rules()['TEAM901'].reads; "
+             "print(r.targets, r.partitions, sorted(r.needs))")
+    shown = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                           text=True, cwd=tmp_path)
+    assert shown.stdout.split("\n")[0] == "('manifest', 'snapshot') False ['name']", shown.stderr

@@ -29,7 +29,7 @@ OFFLINE = {
                                  "live cluster (test_the_plan_steps_run_as_written below)",
     "policylint lint expand.json": "lints the plan of the step before (the same test)",
     "policylint lint plan.json --current": "the reader's plan and kafka-reassign-partitions.sh "
-                                           "output (tests/cases/PL201.yaml)",
+                                           "output (tests/cases/replication/PL201.yaml)",
     "policylint lint kafka/ --base": "a git repository with that ref (tests/test_diff.py)",
     "policylint audit hdfs://": "HDFS and a Spark master",
     "spark-submit --master yarn": "a YARN cluster",

@@ -31,7 +31,7 @@ def test_schema_is_valid_json_schema(name):
 def documents():
     """Every JSON/YAML document of every case file, with its schema name."""
     import policylint.sources as sources
-    for path in sorted(CASES.glob("*.yaml")):
+    for path in sorted(CASES.rglob("*.yaml")):
         for case in yaml.safe_load(path.read_text())["cases"]:
             for name, text in case["files"].items():
                 if not isinstance(text, str):

@@ -24,7 +24,7 @@ from policylint.spark import io  # noqa: E402
 from policylint.spark.audit import audit, read as read_fleet  # noqa: E402
 
 SNAPSHOT_RULES = sorted(code for code, rule in all_rules().items()
-                        if {"snapshot", "profile"} & set(rule.targets) and code.startswith("PL"))
+                        if {"snapshot", "profile"} & set(rule.reads.targets) and code.startswith("PL"))
 
 
 local_findings = testing.lint_rows
@@ -41,7 +41,7 @@ ON_SUSPECTS = {"PL701", "PL702", "PL703"}
 
 
 def test_every_built_in_snapshot_rule_has_a_spark_form():
-    frames = {code: all_rules()[code].spark_frame for code in SNAPSHOT_RULES}
+    frames = {code: all_rules()[code].reads.spark_frame for code in SNAPSHOT_RULES}
     assert not [code for code, frame in frames.items() if frame is None]
     assert {code for code, frame in frames.items() if frame == "configs"} == BY_SHAPE
     assert {code for code, frame in frames.items() if frame == "names"} == ON_SUSPECTS
@@ -486,5 +486,5 @@ def test_cel_rules_in_the_audit_as_in_lint(spark, fleet, fleet_dir, tmp_path, mo
     # a rule that reads a topic's config and its cluster's settings alone is checked once
     # per distinct shape, as the built-in config rules are; the others on the generic path
     from policylint.cel import compile_rules
-    frames = {r.code: r.spark_frame for r in compile_rules(CEL_POLICY["cel_rules"], "p")}
+    frames = {r.code: r.reads.spark_frame for r in compile_rules(CEL_POLICY["cel_rules"], "p")}
     assert frames == {"TEAM1": None, "TEAM2": None, "TEAM3": "configs", "TEAM4": "configs"}

@@ -21,7 +21,7 @@ from itertools import chain, repeat
 from typing import Any, NamedTuple, Sequence
 
 from ..model import Finding, Plan, Snapshot, TopicSpec
-from ..rule import Rule
+from ..rule import Reads, Rule
 from . import subjects
 from .subjects import KINDS, NAMES
 
@@ -64,7 +64,7 @@ class CelRule(Rule):
         self.code, self.name = entry["code"], entry["name"]
         self.severity = entry.get("severity", "error")
         self.applies_to = entry["applies_to"]
-        self.binds, self.targets = KINDS[self.applies_to]
+        self.binds, targets = KINDS[self.applies_to]
         self.description = entry.get("description", "")
         self.help = entry.get("help", "")
         self.url = entry.get("url")
@@ -86,16 +86,17 @@ class CelRule(Rule):
                                              entry.get("matchConditions") or ()] +
                          [v.get("messageExpression", "") for v in entry["validations"]] +
                          [v["expression"] for v in entry.get("variables") or ()])
-        self.reads_partitions = self.applies_to == "partitions" or bool(
+        partitions = self.applies_to == "partitions" or bool(
             re.search(r"\b(rf|partitions|assignment|stated)\b", texts))
         # a rule that judges a topic by its config and its cluster's settings alone (not
         # its name, labels or file; not a cluster's name) gives every topic of one shape
         # the same verdict: the audit checks each distinct shape once (spark.shapes)
-        if self.applies_to in ("topics", "clusters") and not self.reads_partitions and \
-                not self.cluster_params and not re.search(
-                    r"\btopic\.(name|labels|annotations|file|format|managed)\b|"
-                    r"\bcluster\.name\b|\[\s*[\"']name[\"']|\bobject\b|\bchange\b", texts):
-            self.spark_frame = "configs"
+        by_shape = self.applies_to in ("topics", "clusters") and not partitions and \
+            not self.cluster_params and not re.search(
+                r"\btopic\.(name|labels|annotations|file|format|managed)\b|"
+                r"\bcluster\.name\b|\[\s*[\"']name[\"']|\bobject\b|\bchange\b", texts)
+        self.reads = Reads(targets=targets, partitions=partitions,
+                           spark_frame="configs" if by_shape else None)
         self.entry = entry
 
     def __reduce__(self) -> tuple:  # to Spark's executors: compiled again there

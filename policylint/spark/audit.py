@@ -91,7 +91,7 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
     compiled, checked = audit_rules(policy, select, ignore, today)
     by_frame: dict[str | None, list] = {}
     for r in checked:
-        frame = r.spark_frame if engine == "native" else None
+        frame = r.reads.spark_frame if engine == "native" else None
         by_frame.setdefault(frame, []).append((r, compiled.options[r.code]))
     shaped, named = by_frame.pop("configs", []), by_frame.pop("names", [])
     local = by_frame.pop(None, [])
@@ -113,7 +113,7 @@ def audit(fleet: Fleet, policy: Policy, select: list[str] | None = None,
               "in this process")
         parts.append(run_on_suspects(fleet, named, policy))
     for reads in (True, False):  # rules that need no partitions are run without them
-        some = [(r, o) for r, o in local if r.reads_partitions == reads]
+        some = [(r, o) for r, o in local if r.reads.partitions == reads]
         if some:
             stage(f"{', '.join(r.code for r, _ in some)}: the generic Python path, one "
                   "snapshot at a time" + ("" if reads else ", without its partitions"))

@@ -21,7 +21,7 @@ def run_locally(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any,
     """RAW_FINDINGS of ``rules`` ((rule, options) pairs) over every snapshot of the fleet,
     under the run's ``policy``; with a PL101 for each value the schema refuses if
     ``refused``."""
-    if any(rule.reads_partitions for rule, _ in rules):
+    if any(rule.reads.partitions for rule, _ in rules):
         partition = F.struct("partition", "replicas", "isr", "adding", "removing", "uncertain")
         parts = fleet.partitions.groupBy(*KEY, "topic").agg(
             F.collect_list(partition).alias("partitions"))

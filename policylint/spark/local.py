@@ -32,7 +32,7 @@ def audit_rules(policy: Policy, select: list[str] | None, ignore: list[str] | No
                 today: dt.date | None = None) -> tuple[CompiledPolicy, list]:
     """The policy compiled for the audit, and the snapshot rules it runs."""
     rules = [r for r in selected_rules(policy, select, ignore)
-             if SNAPSHOT_TARGETS & set(r.targets) or r.code in ("PL100", "PL101")]
+             if SNAPSHOT_TARGETS & set(r.reads.targets) or r.code in ("PL100", "PL101")]
     compiled = policy.compile(rules, today or dt.date.today())
     checked = [r for r in rules if r.code not in ("PL100", "PL101")
                and r.applies(compiled.options[r.code])]
@@ -223,7 +223,7 @@ def check_snapshot(row: dict, rules: list[tuple[Any, dict]], policy: Any,
     ctx = Context(policy=policy, profile=snap.profile, snapshot=snap)
     for rule, options in rules:
         for kind, target in (("snapshot", snap), ("profile", snap.profile)):
-            if kind in rule.targets:
+            if kind in rule.reads.targets:
                 for f in rule.check(target, ctx, options):
                     yield (rule.code, row["cluster"], row["captured_at"], f.topic, f.partition,
                            f.message, f.severity if f.severity != rule.severity else None)

@@ -1,7 +1,7 @@
 """The frames the Spark forms of rules read, and the run of those forms over a fleet.
 
 A rule's Spark form (``Rule.spark``) is a ``Verdict`` over the rows of one frame
-(``Rule.spark_frame``); the frames are built once per audit, so that the rules of a frame
+(``Reads.spark_frame``); the frames are built once per audit, so that the rules of a frame
 share one pass:
 
 - ``replica_sets``: each distinct replica list of a cluster (with ``removing``, so its
@@ -195,7 +195,7 @@ def run_native(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) -> Data
     levels: dict[str, dict[str, Verdict]] = {
         "replica_sets": {}, "partitions": {}, "topics": {}, "clusters": {}}
     for rule, options in rules:
-        levels[rule.spark_frame][rule.code] = rule.spark(options, policy)
+        levels[rule.reads.spark_frame][rule.code] = rule.spark(options, policy)
     held = in_driver(cluster_brokers(fleet))
     # a projection of the driver's rows starts no job, where an aggregate would
     n_racks = max((row[0] for row in held.select(F.size("racks")).collect()), default=0)

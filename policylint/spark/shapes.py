@@ -1,6 +1,6 @@
 """Rules whose own ``check`` decides in the driver, on what Spark narrows the fleet to.
 
-**Once per shape** (``Rule.spark_frame = "configs"``).
+**Once per shape** (``Reads.spark_frame = "configs"``).
 
 A rule that judges a topic by its config and its cluster's release, settings and brokers,
 never by the topic's name or partitions (the topic-config and cluster-config rules), gives
@@ -15,11 +15,11 @@ distinct config (each named by a stand-in): the stand-ins in the messages are re
 the real names. Kafka's internal topics (``__``), which the rules pass over by name, keep
 theirs. A finding of no topic comes from the cluster's own check, without topics.
 
-**On suspects** (``Rule.spark_frame = "names"``). A rule that judges topics by their names
+**On suspects** (``Reads.spark_frame = "names"``). A rule that judges topics by their names
 or partition counts (PL701-PL703) gives, as its Spark form, a condition over the rows of the
 ``names`` frame (``cluster``, ``captured_at``, ``topic``, ``twins``: how many topics of its
 snapshot share its metric name, ``.`` read as ``_``; and ``partitions``, their count, for a
-rule that ``reads_partitions``) that every topic it may report meets. Spark picks those,
+rule that reads partitions) that every topic it may report meets. Spark picks those,
 a few of a fleet; the rule's ``check`` judges them, per snapshot, in the driver. The
 condition must also pick every topic a verdict reads: PL702's collisions read the twins,
 which are picked together.
@@ -118,7 +118,7 @@ def run_on_suspects(fleet: Fleet, rules: list[tuple[Any, dict]], policy: Any) ->
     snapshot's suspects, picked by the rules' Spark forms, judged by their ``check`` (with
     their partitions for a rule that reads them, as the generic path gives them)."""
     parts = [_on_suspects(fleet, some, policy, reads) for reads in (True, False)
-             if (some := [(r, o) for r, o in rules if r.reads_partitions == reads])]
+             if (some := [(r, o) for r, o in rules if r.reads.partitions == reads])]
     return reduce(DataFrame.unionByName, parts)
 
 

@@ -1,4 +1,4 @@
-from policylint.rule import Rule
+from policylint.rule import Reads, Rule
 
 
 class TopicPrefix(Rule):
@@ -30,7 +30,7 @@ class TopicPrefix(Rule):
     code = "ACME001"
     name = "topic-prefix"
     severity = "error"
-    targets = ("manifest",)
+    reads = Reads(targets=("manifest",))
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "prefixes": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                      "default": ["payments.", "shipping."]}}}

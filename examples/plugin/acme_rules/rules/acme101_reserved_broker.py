@@ -1,4 +1,4 @@
-from policylint.rule import Rule
+from policylint.rule import Reads, Rule
 from policylint.words import ids
 
 
@@ -30,11 +30,11 @@ class ReservedBroker(Rule):
     code = "ACME101"
     name = "reserved-broker"
     severity = "warning"
-    targets = ("snapshot",)
+    # the audit runs the Spark form below
+    reads = Reads(targets=("snapshot",), spark_frame="partitions")
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "reserved": {"type": "array", "items": {"type": "integer"}, "default": []}}}
     message = "partition {topic}-{partition} has replicas {replicas} on reserved brokers"
-    spark_frame = "partitions"  # the audit runs the Spark form below
 
     def check(self, snapshot, ctx, options):
         reserved = set(options["reserved"])

@@ -1,4 +1,4 @@
-from policylint.rule import Rule
+from policylint.rule import Reads, Rule
 
 
 class TooManyPartitions(Rule):
@@ -23,7 +23,7 @@ class TooManyPartitions(Rule):
     code = "ACME102"
     name = "too-many-partitions"
     severity = "warning"
-    targets = ("snapshot",)
+    reads = Reads(targets=("snapshot",))
     options_schema = {"type": "object", "additionalProperties": False, "properties": {
         "max": {"type": "integer", "minimum": 1, "default": 1000}}}
     message = "topic {topic} has {n} partitions, more than {max}"

@@ -1,0 +1,1 @@
+"""Racks (PL4xx): replicas and leaders spread across racks."""
