@@ -453,7 +453,7 @@ def cel_figures(multi: Path, manifests: int) -> None:
         print(f"  {count} CEL rules{label} on the multi-document file: +{extra:.2f} s CPU on "
               f"{base:.2f} s without them = {1e6 * extra / (manifests * count):.1f} us per "
               "rule and manifest, the maps built included")
-    from policylint.cel import _env
+    from policylint.cel.kinds import environment as _env
     env = _env(("topic", "cluster"))
     topic = {"name": "payments.orders", "rf": 3, "partitions": 12, "stated": ["rf"],
              "config": {"min.insync.replicas": 2, "retention.ms": 604800000},

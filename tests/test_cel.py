@@ -553,7 +553,7 @@ def test_a_verdict_kept_by_shape_is_that_shape_s_alone(tmp_path, monkeypatch):
 def test_batched_verdicts_are_each_rule_s_own(tree, monkeypatch):
     """The conformance rules and the example team rules, judged together (batches, verdicts
     per shape) and each on its own, find and leave unchecked the same."""
-    import policylint.cel as cel
+    import policylint.cel.compile as cel
     monkeypatch.chdir(tree)
 
     def judged():
@@ -563,14 +563,14 @@ def test_batched_verdicts_are_each_rule_s_own(tree, monkeypatch):
                                (CONFORMANCE, ROOT / "examples/team-rules/.policylint.yaml"))]
 
     together = judged()
-    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    monkeypatch.setattr(cel, "batched", lambda rules, sources: None)
     assert judged() == together
     assert any(len(found) > 2 for found in together)  # the tree gives the rules work
 
 
 def _re2_matches(text: str, pattern: str) -> bool:
     """CEL's own answer (RE2): ``matches`` on values, the pattern compiled at evaluation."""
-    from policylint.cel import _env
+    from policylint.cel.kinds import environment as _env
     program = _env(("topic", "cluster")).compile("topic.t.matches(topic.p)")
     return program.eval(data={"topic": {"t": text, "p": pattern}}).value()
 
@@ -662,7 +662,7 @@ spec:
   replicas: {2 if name.startswith("payments.x") else 3}
 """ for i, name in enumerate(names)})
     monkeypatch.chdir(tmp_path)
-    import policylint.cel as cel
+    import policylint.cel.batch as cel
 
     def found():
         return sorted((f.rule, f.file) for f in lint(["."], select=["TEAM"]).findings)
@@ -670,7 +670,7 @@ spec:
     together = found()
     assert together == [("TEAM1", "t1.yaml"), ("TEAM1", "t2.yaml"), ("TEAM1", "t3.yaml"),
                         ("TEAM1", "t8.yaml"), ("TEAM2", "t4.yaml"), ("TEAM2", "t5.yaml")]
-    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    monkeypatch.setattr(cel, "batched", lambda rules, sources: None)
     assert found() == together
 
 
@@ -712,7 +712,7 @@ def test_subjects_judged_together_are_judged_as_one_by_one(tmp_path, monkeypatch
     files["a.json"], files["b.json"] = snapshot("east", "ab"), snapshot("west", "aa")
     write_files(tmp_path, files)
     monkeypatch.chdir(tmp_path)
-    import policylint.cel as cel
+    import policylint.cel.batch as cel
 
     def judged():
         result = lint(["."], select=["TEAM"])
@@ -720,7 +720,7 @@ def test_subjects_judged_together_are_judged_as_one_by_one(tmp_path, monkeypatch
 
     together = judged()
     assert len(together[0]) == 5 + 32 + 2 + 2 + 2 and together[1]["TEAM2"] == 2
-    monkeypatch.setattr(cel, "_batched", lambda rules, sources: None)
+    monkeypatch.setattr(cel, "batched", lambda rules, sources: None)
     assert judged() == together
 
 
@@ -738,7 +738,7 @@ def test_a_rule_not_selected_is_not_evaluated(tmp_path, monkeypatch):
     write_files(tmp_path, {f"t{i}.yaml": TOPIC.format(name=f"t{i}", rf=i, min_isr=1)
                            for i in range(1, 5)})
     monkeypatch.chdir(tmp_path)
-    import policylint.cel as cel
+    import policylint.cel.batch as cel
     judged = []
     verdicts = cel._Batch.verdicts
 

@@ -208,6 +208,16 @@ def test_the_team_rules_block_is_the_bundled_example():
     assert block == bundled[bundled.index("cel_rules:"):]
 
 
+def test_what_a_cel_rule_sees_is_the_kinds_records():
+    """The README's table of CEL variables is made from ``cel.kinds`` (one record per
+    variable), and each record's documentation names each of its fields."""
+    from policylint.cel.kinds import VARIABLES, table
+    assert "**What a rule sees**" in README and "\n" + table() + "\n" in README
+    for variable in VARIABLES.values():
+        if variable.doc:
+            assert all(f"`{field}`" in variable.doc for field in variable.fields), variable.name
+
+
 def test_the_readmes_figures_are_true(request):
     """The test count the README states is within a tenth of the suite's, and the range of
     Kafka releases it says the config table covers is the table's."""

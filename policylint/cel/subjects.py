@@ -6,25 +6,7 @@ left out of its map: an expression that reads it anyway fails with "no such key"
 rule counts the subject as unchecked, as the built-in rules do; ``has(topic.rf)`` and
 ``topic.?rf`` (CEL's optional values) test for it.
 
-Names (``NAMES`` is what the policy loader checks expressions against):
-
-- ``topic``: ``name``, ``partitions``, ``rf``, ``stated`` (which of ``rf`` and
-  ``partitions`` the declaration writes itself; the others are its cluster's), ``config``
-  (the effective config, each value typed as Kafka parses it: numbers, booleans, lists),
-  ``configs`` (per key ``value``, ``stated`` (written for the topic) and ``source``),
-  ``labels``, ``annotations``, ``format``, ``file``, ``managed``, ``assignment`` (replica
-  lists, where written)
-- ``partition`` (snapshots): ``topic``, ``partition``, ``replicas``, ``isr``, ``adding``,
-  ``removing``, ``leader``, ``reassigning``
-- ``entry`` (plan entries): ``topic``, ``partition``, ``replicas``, ``before`` (the
-  partition's replicas today), ``log_dirs``
-- ``cluster``: ``name``, ``brokers`` (``id``, ``rack``), ``racks``, ``broker_count``,
-  ``kafka_version``, ``config``
-- ``change`` (diff mode, Terraform plans): ``before`` and ``after`` (topic maps),
-  ``actions``; ``object`` and ``oldObject`` are its ``after`` and ``before`` (null where
-  there is none), as in a ValidatingAdmissionPolicy
-- ``variables`` (a rule's ``variables``, each evaluated once per subject) and ``params`` (a
-  rule's ``params``, with its ``cluster_params`` of the subject's cluster over them)
+The variables, their fields and the kinds of subject: ``kinds`` (one record each).
 """
 
 from __future__ import annotations
@@ -36,45 +18,9 @@ from ..model import Change, ClusterProfile, Plan, Snapshot, TopicSpec, TopicStat
     target_replicas
 from ..schema import memo_key
 
+#: a topic map's fields (``kinds.VARIABLES["topic"]``)
 TOPIC = ("name", "partitions", "rf", "stated", "config", "configs", "labels", "annotations",
          "format", "file", "managed", "assignment")
-NAMES: dict[str, tuple[str, ...]] = {
-    "topic": TOPIC,
-    "partition": ("topic", "partition", "replicas", "isr", "adding", "removing", "leader",
-                  "reassigning"),
-    "entry": ("topic", "partition", "replicas", "before", "log_dirs"),
-    "cluster": ("name", "brokers", "racks", "broker_count", "kafka_version", "config"),
-    "change": ("before", "after", "actions"),
-    "object": TOPIC,  # diff mode as a ValidatingAdmissionPolicy names it: change.after ...
-    "oldObject": TOPIC,  # ... and change.before (null where the topic is new or deleted)
-}
-#: a subject of each name with every field present and of its type: an expression is
-#: type-checked at load by what it gives for them (a field of a map is of no declared type
-#: to CEL's checker: ``topic.rf`` alone compiles, and gives an int)
-_TOPIC_SAMPLE = {"name": "orders", "partitions": 3, "rf": 3, "stated": ["rf", "partitions"],
-                 "config": {}, "configs": {}, "labels": {}, "annotations": {},
-                 "format": "KafkaTopic", "file": "topics.yaml", "managed": True,
-                 "assignment": [[1, 2, 3]]}
-SAMPLES: dict[str, dict] = {
-    "topic": _TOPIC_SAMPLE,
-    "partition": {"topic": "orders", "partition": 0, "replicas": [1, 2, 3], "isr": [1, 2, 3],
-                  "adding": [], "removing": [], "leader": 1, "reassigning": False},
-    "entry": {"topic": "orders", "partition": 0, "replicas": [1, 2, 3], "before": [1, 2, 3],
-              "log_dirs": ["any", "any", "any"]},
-    "cluster": {"name": "prod", "brokers": [{"id": 1, "rack": "a"}], "racks": ["a"],
-                "broker_count": 3, "kafka_version": "4.1", "config": {}},
-    "change": {"before": _TOPIC_SAMPLE, "after": _TOPIC_SAMPLE, "actions": ["update"]},
-    "object": _TOPIC_SAMPLE,
-    "oldObject": _TOPIC_SAMPLE,
-}
-#: what each ``applies_to`` of a CEL rule binds, and the rule targets it checks
-KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "topics": (("topic", "cluster"), ("manifest", "snapshot")),
-    "partitions": (("partition", "topic", "cluster"), ("snapshot",)),
-    "plan_entries": (("entry", "topic", "cluster"), ("plan",)),
-    "clusters": (("cluster",), ("profile",)),
-    "changes": (("change", "object", "oldObject", "cluster"), ("run",)),
-}
 
 
 def cluster(profile: ClusterProfile | None) -> dict:

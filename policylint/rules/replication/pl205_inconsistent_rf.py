@@ -86,7 +86,7 @@ class InconsistentRf(Rule):
                        if p.partition not in named and len(target_replicas(p)) != size]
                 if odd:
                     finding.message += (
-                        f"; not named by the plan, as the snapshot has them: "
+                        "; not named by the plan, as the snapshot has them: "
                         + ", ".join(f"{name}-{p.partition} (RF {len(target_replicas(p))})"
                                     for p in odd[:5]) + (" ..." if len(odd) > 5 else ""))
                     finding.repairable = False  # a repair changes only the plan's entries
