@@ -4,7 +4,7 @@ reporting: ``ctx.config_issues``.)"""
 
 from __future__ import annotations
 
-from ...engine import ConfigEntry
+from ...views import ConfigEntry
 from ... import kafka_configs
 from ...kafka_configs import span
 from ...model import Finding

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ...engine import TopicConfig, topic_config
+from ...views import TopicConfig, topic_config
 from ...model import Snapshot
 
 
