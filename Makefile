@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := dev,spark,audit,capture,plan,cel,server
 
-.PHONY: demo test test-readme-newest test-dev bench bench-plan bench-spark bench-capture bench-kafka bench-controller bench-yaml controller screenshot clean
+.PHONY: demo test test-readme-newest test-dev bench bench-plan bench-spark bench-capture bench-kafka bench-controller bench-yaml bench-opa controller screenshot clean
 
 # the CLI alone (seconds), then the extras a part needs when it is reached
 LINT := $(VENV)/.installed-lint
@@ -110,11 +110,16 @@ bench: $(STAMP) controller
 	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/controller.py
+	$(BIN)/python bench/opa.py
 
 # YAML parsers that keep positions (rapidyaml) beside PyYAML's C loader, values compared
 bench-yaml: $(STAMP)
 	$(BIN)/pip install --quiet rapidyaml
 	$(BIN)/python bench/yaml_parsers.py
+
+# policylint beside OPA: the same rules in Rego (bench/rego/), OPA built with Go
+bench-opa: $(STAMP)
+	$(BIN)/python bench/opa.py
 
 # the controller plugin: a validation's latency, and the export of a large policy
 bench-controller: $(STAMP) controller
