@@ -27,8 +27,8 @@ REPORTERS = "policylint.reporters"
 FORMATS = "policylint.formats"
 #: policylint's own input formats (``policylint.sources.formats`` says what one is)
 BUILT_IN_FORMATS = ("strimzi", "cfk", "jikkou", "koperator", "aiven", "conduktor", "topicctl",
-                    "julieops", "kafka_gitops", "terraform", "terraform_plan", "topics_describe", "snapshot", "reassignment",
-                    "kafka_tools")
+                    "julieops", "kafka_gitops", "terraform", "terraform_plan", "topics_describe",
+                    "snapshot", "reassignment", "kafka_tools")
 #: the output formats policylint ships (pyproject.toml's policylint.reporters, the same)
 BUILT_IN_REPORTERS = ("text", "concise", "json", "sarif", "github", "markdown", "junit",
                       "gitlab", "checkstyle")

@@ -11,7 +11,7 @@ from typing import Any
 from .batch import batched
 from .kinds import ALIASES, FIELD, KINDS, VARIABLES, environment
 from .reading import MACROS, STRINGS, is_method
-from .rule import CelRule, _Check, has_own, short
+from .rule import CelRule, Check, has_own, short
 
 #: comprehensions (``all``, ``exists``, ``map``...) nested deeper cost a product of list
 #: sizes per evaluation: refused at load
@@ -75,7 +75,7 @@ def compile_rules(entries: list[dict], source: str) -> list[CelRule]:
             program = _compile(env, v["expression"], binds, path + ("expression",), bool, probe)
             said = _compile(env, v["messageExpression"], binds, path + ("messageExpression",),
                             str, probe) if "messageExpression" in v else None
-            checks.append(_Check(program, v["expression"], v.get("message"), said,
+            checks.append(Check(program, v["expression"], v.get("message"), said,
                                  v.get("field")))
         rules.append(CelRule(entry, checks, matches, source, variables))
     batched(rules, [normalized(e) for e in entries])

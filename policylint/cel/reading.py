@@ -8,12 +8,12 @@ import re
 
 from .kinds import CALL, FIELD, environment
 
+#: a comprehension's call: what a variable's name may be given to inside it
 MACROS = re.compile(r"\.\s*(all|exists|exists_one|map|filter|transformList|transformMap)"
-                     r"\s*\(")
-
-
+                    r"\s*\(")
+#: CEL's string literals: blanked out before an expression's names are read
 STRINGS = re.compile(r"(?s)[rR]?('''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'|"
-                      r"\"(?:\\.|[^\"\\\n])*\")")
+                     r"\"(?:\\.|[^\"\\\n])*\")")
 
 _SPACE, _CLOSE = re.compile(r"\s*"), re.compile(r"\s*\)")
 
@@ -34,7 +34,8 @@ def hoisted(text: str, binds: tuple[str, ...], found: dict[str, tuple]) -> str:
         if call.group(1) not in binds or not close:
             continue
         try:  # the literal's text, as CEL reads its escapes
-            pattern = translated(environment(binds).compile(literal.group(0)).eval(data={}).value())
+            literal_value = environment(binds).compile(literal.group(0)).eval(data={})
+            pattern = translated(literal_value.value())
         except Exception:
             continue
         if pattern is not None:

@@ -17,7 +17,7 @@ from .kinds import KINDS, environment, subjects_of
 BUDGET_SECONDS = 30.0
 
 
-class _Check(NamedTuple):
+class Check(NamedTuple):
     program: Any
     text: str  # the expression as written
     message: str | None
@@ -28,7 +28,7 @@ class _Check(NamedTuple):
 class CelRule(Rule):
     """A rule of the policy's ``cel_rules``: one instance per entry."""
 
-    def __init__(self, entry: dict, checks: list[_Check], matches: list[Any], source: str,
+    def __init__(self, entry: dict, checks: list[Check], matches: list[Any], source: str,
                  variables: list[tuple[str, Any]] = ()):
         self.entry = entry  # as the policy writes it (normalized): what an export takes
         self.code, self.name = entry["code"], entry["name"]
@@ -144,7 +144,7 @@ class CelRule(Rule):
                 found.append(self._false(check, activation, at, label))
         return found
 
-    def _false(self, check: _Check, activation: Any, at: Any, label: tuple) -> Finding:
+    def _false(self, check: Check, activation: Any, at: Any, label: tuple) -> Finding:
         """The finding of a validation that is false for a subject: its message (or the
         value of its messageExpression), at its field."""
         message = check.message
