@@ -193,9 +193,9 @@ def _check(cls: Any, where: str) -> None:
         problems.append("reads must be a policylint.rule.Reads")
     else:
         if not isinstance(reads.targets, tuple) or set(reads.targets) - set(TARGETS):
-            problems.append(f"targets must be a tuple among {', '.join(TARGETS)}")
+            problems.append(f"reads.targets must be a tuple among {', '.join(TARGETS)}")
         if reads.spark_frame is not None and reads.spark_frame not in SPARK_FRAMES:
-            problems.append(f"spark_frame must be one of {', '.join(SPARK_FRAMES)}")
+            problems.append(f"reads.spark_frame must be one of {', '.join(SPARK_FRAMES)}")
     if problems:
         raise RegistryError(f"{where}: " + "; ".join(problems))
 

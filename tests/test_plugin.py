@@ -167,3 +167,28 @@ def test_a_pack_in_families_with_class_attributes_is_read_as_it_declares(tmp_pat
     shown = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                            text=True, cwd=tmp_path)
     assert shown.stdout.split("\n")[0] == "('manifest', 'snapshot') False ['name']", shown.stderr
+
+
+def test_a_rule_that_reads_what_no_engine_passes_is_exit_2_with_one_line(tmp_path):
+    """A rule's ``reads`` is checked when its pack loads: a target or a Spark frame no
+    engine knows is the pack's error, said once, not a rule that silently never runs."""
+    write_files(tmp_path / "site", {
+        "odd_pack.py": """
+            from policylint.rule import Reads, Rule
+
+
+            class Odd(Rule):
+                code, name = "ODD001", "odd"
+                reads = Reads(targets=("manifests",), spark_frame="rows")
+            """,
+        "odd_pack-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: odd-pack\n"
+                                           "Version: 0.1\n",
+        "odd_pack-0.1.dist-info/entry_points.txt": "[policylint.rules]\nodd = odd_pack\n"})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
+    done = policylint("rules", cwd=tmp_path, env=env)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "policylint: error: rule plugin odd (odd_pack): odd_pack.Odd: reads.targets must be "
+        "a tuple among manifest, plan, snapshot, profile, run; reads.spark_frame must be one "
+        "of replica_sets, partitions, topics, clusters, configs, names"]
