@@ -193,7 +193,7 @@ def test_replica_list_rules_see_only_the_manifests_that_have_replica_lists():
     from policylint.model import TopicSpec
     from policylint.policy import Policy
     from policylint.registry import all_rules
-    from policylint.rule import Rule
+    from policylint.rule import Reads, Rule
     from policylint.sources.document import SourceFile
     from policylint.sources.yamldoc import load_yaml
 
@@ -205,7 +205,8 @@ def test_replica_list_rules_see_only_the_manifests_that_have_replica_lists():
     seen = []
 
     class Spy(Rule):
-        code, name, targets, replica_lists_only = "PL999", "spy", ("manifest",), True
+        code, name = "PL999", "spy"
+        reads = Reads(targets=("manifest",), replica_lists_only=True)
 
         def check(self, target, ctx, options):
             seen.append(target.name)
