@@ -38,8 +38,7 @@ MANIFEST_RULES = "PL209,PL301,PL302,PL303"
 
 def tools() -> tuple[Path, Path | None] | None:
     """(opa, conftest), built once with ``go install``; None without Go."""
-    go = shutil.which("go") or ("/usr/local/go/bin/go" if Path("/usr/local/go/bin/go").exists()
-                                else None)
+    go = shutil.which("go")
     if go is None:
         return None
     env = {**os.environ, "GOBIN": str(GO_BIN), "GOFLAGS": "-mod=mod"}

@@ -90,9 +90,8 @@ class Reads(Struct, frozen=True, kw_only=True):
 
 
 #: what a plugin written before ``Reads`` declares as class attributes, by their field
-_LEGACY = {"targets": "targets", "replica_lists_only": "replica_lists_only",
-           "needs": "needs", "config_keys": "config_keys", "reads_partitions": "partitions",
-           "spark_frame": "spark_frame", "weighs_others": "weighs_others"}
+_LEGACY = {**{name: name for name in Reads.__struct_fields__ if name != "partitions"},
+           "reads_partitions": "partitions"}
 
 
 class Rule:
