@@ -7,6 +7,9 @@ import json
 import random
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policylint.linter import lint
 from policylint import schema
@@ -168,6 +171,128 @@ def test_yaml_integers_keep_their_yaml_1_1_meaning_on_the_short_way():
     [doc] = load_yaml(SourceFile("t.yaml", YAML_TEXTS[0], "yaml"))
     assert doc.data == {"a": 12, "b": 8, "c": 1000, "d": 31, "e": -5, "f": 90, "g": 1.5,
                         "h": True, "i": None, "j": "2026-11-23"}
+
+
+RYML_TEXTS = YAML_TEXTS + [
+    # YAML 1.1 scalars rapidyaml reads as 1.2 text or numbers, quoted or not
+    "a: '12'\nb: \"true\"\nc: 'null'\nd: 12\ne: true\nf: null\ng:\nh: ''\ni: 1.50\nj: 1e5\n",
+    "a: True\nb: NULL\nc: off\nd: .inf\ne: -.5\nf: +5\ng: 3.0\nh: -0\ni: 0o17\nj: 1_0\n",
+    "a: b\n  c\nd: 'e\n\n  f'\ng: \"h \\\"i\\\"\"\nj: k # l\n",  # folding, escapes, comments
+    "a:\n  - \n  -\n  - x\n",  # empty items
+    "---\n---\n",  # empty documents
+    "# a comment\n\n---\na: 1\n---\n",  # a comment before, an empty document after
+    "a: 1\n...\n---\nb: 2\n",
+    "--- {a: 1}\n--- [1, 2]\n--- x\n",
+    "a: 1\nb: [1, {c: 2}]\n{d: 1}: 2\n",  # a flow mapping as a key
+    "a: 1\na: 2\n",  # a duplicate key
+    "a:\tb\n",
+    "a: b: c\n",  # not YAML
+    "a: [1, 2\n",
+    "a: caf\u00e9\u2028b\n",
+    "a: 2026-11-23\nb: 2026-11-23T10:00:00Z\nc: 1:30\nd: 0x1F\ne: 012\n",
+    "x: 9999999999999999999999\ny: 0.1000000000000000055511151231257827\n",
+]
+
+
+def _read_both(text: str) -> tuple:
+    from policylint.sources import yaml_json, yamldoc
+    from policylint.sources.document import ParseError, SourceFile
+    try:
+        composed = [d.data for d in yamldoc._composed(SourceFile("t.yaml", text, "yaml"))]
+    except ParseError as exc:
+        composed = (exc.message, exc.line, exc.column)
+    return composed, yaml_json.read(text)
+
+
+@pytest.mark.parametrize("text", RYML_TEXTS)
+def test_rapidyaml_answers_only_with_pyyamls_own_values(text):
+    """rapidyaml reads YAML 1.2 and refuses some YAML: whatever it is given, it answers
+    with exactly the values, and the types, PyYAML's reading gives, or not at all."""
+    composed, fast = _read_both(text)
+    if fast is not None:
+        assert repr(fast[0]) == repr(composed)
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**20, 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["yes", "No", "on", "~", "null", "0x1F", "012", "1_000", "1:30", "1e5",
+                     ".5", "+5", "-0", "2026-11-23", "=", "<<", "", " a", "a ", "a: b", "# c",
+                     "- x", "'", '"', "[x]", "{y}", "a\nb", "---", "...", "%x"]),
+    st.text(alphabet="ab 01:#-.,'\"%@`~\n", max_size=12),
+    st.text(alphabet=st.characters(codec="ascii", exclude_categories=["Cc"]), max_size=12))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(st.text(alphabet="abcyn~01-.: #'\"", max_size=5), inner, max_size=4)),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_VALUES, min_size=1, max_size=4), st.sampled_from([None, True, False]),
+       st.integers(1, 30))
+def test_rapidyaml_agrees_with_pyyaml_on_generated_documents(docs, flow, width):
+    """Documents of every shape, written by PyYAML in block, flow or mixed style with
+    lines folded anywhere: rapidyaml gives PyYAML's values or does not answer."""
+    text = yaml.safe_dump_all(docs, default_flow_style=flow, width=width,
+                              explicit_start=len(docs) > 1)
+    composed, fast = _read_both(text)
+    if fast is not None:
+        assert repr(fast[0]) == repr(composed)
+
+
+def test_what_rapidyaml_refuses_pyyaml_reads_without_a_word_on_standard_error(capfd):
+    """rapidyaml 0.15 refuses this YAML (a key ``.`` after an indentless sequence), and
+    prints why to standard error first: the user's file is not broken."""
+    composed, fast = _read_both("c:\n- false\n.: []\n")
+    assert fast is None and composed == [{"c": [False], ".": []}]
+    assert capfd.readouterr() == ("", "")
+
+
+def test_rapidyaml_reads_plain_manifests_and_says_where_each_document_starts():
+    text = "# topics\n" + "".join(MANIFEST.format(i=i) for i in range(3))
+    composed, fast = _read_both(text)
+    assert fast is not None and fast[0] == composed
+    assert fast[1] == [(9, 1), (9 + len(MANIFEST.format(i=0)), 12),
+                       (9 + len(MANIFEST.format(i=0)) * 2, 23)]
+
+
+MANIFEST = """---
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaTopic
+metadata:
+  name: topic-{i}
+  labels: {{strimzi.io/cluster: c}}
+spec:
+  partitions: {i}
+  replicas: 3
+  config:
+    min.insync.replicas: 3
+"""
+
+
+def test_a_large_yaml_file_is_read_and_located_as_libyaml_reads_it(tmp_path, monkeypatch):
+    """A file large enough for rapidyaml, with findings in some documents: the findings and
+    their lines and columns are the composed path's, and so is a duplicate key's error."""
+    from policylint.sources import yamldoc
+    monkeypatch.chdir(tmp_path)
+    docs = [MANIFEST.format(i=i).replace("replicas: 3\n", f"replicas: {1 + i % 4}\n")
+            for i in range(800)]
+    (tmp_path / "t.yaml").write_text("# many\n\n" + "".join(docs))
+    (tmp_path / "dup.yaml").write_text("".join(docs[:799]) + docs[799] + "  partitions: 2\n")
+    assert (tmp_path / "t.yaml").stat().st_size >= yamldoc.FAST_FROM
+
+    def run() -> list:
+        return [(f.rule, f.file, f.line, f.column, f.topic, f.message)
+                for f in lint(["t.yaml", "dup.yaml"]).findings]
+    calls = []
+    real = yamldoc._Later._alone
+    monkeypatch.setattr(yamldoc._Later, "_alone", lambda self: calls.append(1) or real(self))
+    fast = run()
+    assert calls  # rapidyaml read t.yaml, and documents were composed to locate findings
+    monkeypatch.setattr(yamldoc, "FAST_FROM", 10**12)
+    assert fast == run()
+    assert [f for f in fast if f[0] == "PL100" and "duplicate key" in f[5]]
+    assert len({f[2] for f in fast if f[0] != "PL100"}) > 100
 
 
 @pytest.mark.parametrize("top", ["tree", "./tree/", "tree//sub/..", "ABSOLUTE", "."])

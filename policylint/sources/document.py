@@ -85,14 +85,11 @@ class Document:
     short of a missing key is located at the deepest value that exists.
     """
 
-    __slots__ = ("source", "_data", "index", "_locate", "start_line", "end_line", "role",
-                 "typed", "prefix")
+    __slots__ = ("source", "_data", "index", "_locate", "role", "typed", "prefix")
 
     def __init__(self, source: SourceFile, data: Any, index: int,
-                 locate: Callable[[tuple], tuple[int, int] | None],
-                 start_line: int = 1, end_line: int | None = None, typed: Any = None):
+                 locate: Callable[[tuple], tuple[int, int] | None], typed: Any = None):
         self.source, self._data, self.index, self._locate = source, data, index, locate
-        self.start_line, self.end_line = start_line, end_line
         #: what the file says the document is where its content cannot: "current" for the
         #: current assignment in the Kafka tool's printed output
         self.role: str | None = None
@@ -114,8 +111,7 @@ class Document:
         """Element ``i`` of the list at ``key`` as a document of its own (a ``kind: List``
         export's items), located in this one."""
         item = Document(self.source, self.data[key][i], self.index,
-                        lambda path: self._locate((key, i) + path), self.start_line,
-                        self.end_line)
+                        lambda path: self._locate((key, i) + path))
         item.prefix = self.prefix + (key, i)
         return item
 

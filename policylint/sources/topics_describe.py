@@ -90,8 +90,7 @@ def parse(source: SourceFile) -> list[Document]:
         raise ParseError("kafka-topics.sh --describe output without a topic")
     stem = posixpath.basename(source.name).split(".")[0] or source.name
     data = {"kind": DESCRIBE, "cluster": stem, "topics": topics}
-    return [Document(source, data, 0, lambda path: _mark(marks, path), 1,
-                     source.text.count("\n") + 1)]
+    return [Document(source, data, 0, lambda path: _mark(marks, path))]
 
 
 def _mark(marks: dict, path: tuple) -> tuple[int, int] | None:

@@ -59,6 +59,7 @@ def _plain_tag(value: str) -> str:
     return _RESOLVER.resolve(ScalarNode, value, (True, False))
 
 MAX_DEPTH = 200
+FAST_FROM = 128 * 1024  # from this size, a file's values may be read by rapidyaml
 # Every node is kept, with two marks, so that findings can be located: 500-700 bytes each.
 # This bounds a file's nodes to about 1.3 GB; 10,000 KafkaTopic manifests are 270,000.
 MAX_NODES = 2_000_000
@@ -80,9 +81,24 @@ _CONSTRUCT = {
 
 
 def load_yaml(source: SourceFile) -> list[Document]:
-    """All documents of a YAML file; raises ParseError for anything that is not plain YAML."""
+    """All documents of a YAML file; raises ParseError for anything that is not plain YAML.
+    A large file whose values rapidyaml reads exactly as PyYAML would (``yaml_json``) is
+    composed only where a finding is located."""
+    _check_depth(source.text)
+    if len(source.text) >= FAST_FROM and not _may_exceed_nodes(source.text):
+        from . import yaml_json
+        read = yaml_json.read(source.text)
+        if read is not None:
+            docs, starts = read
+            whole: list[Document] = []
+            return [Document(source, data, i, _Later(source, starts, i, data, whole).locate)
+                    for i, data in enumerate(docs)]
+    return _composed(source)
+
+
+def _composed(source: SourceFile) -> list[Document]:
+    """All documents of a YAML file, composed by libyaml, each located by its nodes."""
     text = source.text
-    _check_depth(text)
     docs: list[Document] = []
     # Without an anchor no node is shared: no alias to expand or recurse into. The budget
     # bounds the values built in the whole file; only alias expansion can exceed it.
@@ -94,8 +110,7 @@ def load_yaml(source: SourceFile) -> list[Document]:
         while loader.check_node():
             node = loader.get_node()
             docs.append(Document(source, builder.build(node, 0), len(docs),
-                                 _Locator(node).locate, node.start_mark.line + 1,
-                                 node.end_mark.line + 1))
+                                 _Locator(node).locate))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or str(exc)
@@ -216,6 +231,50 @@ class _Locator:
         if found is None:  # merged keys, or none
             return _child(node, key, of_key)
         return found[0] if of_key else found[1]
+
+
+class _Later:
+    """Locates in one document of a file read without positions (``yaml_json``): composes
+    the document's own text when a finding first asks, or, should that not give the same
+    values, the whole file, once for all its documents (``whole``)."""
+
+    def __init__(self, source: SourceFile, starts: list[tuple[int, int]], index: int,
+                 data: Any, whole: list[Document]):
+        self.source, self.starts, self.index, self.data, self.whole = \
+            source, starts, index, data, whole
+        self._locate: Any = None
+
+    def locate(self, path: tuple) -> tuple[int, int] | None:
+        if self._locate is None:
+            self._locate = self._alone() or self._in_whole
+        return self._locate(path)
+
+    def _alone(self) -> Any:
+        text, starts, i = self.source.text, self.starts, self.index
+        (start, before), end = starts[i], starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        loader = _Loader(text[start:end])
+        try:
+            nodes = []
+            while loader.check_node():
+                nodes.append(loader.get_node())
+            if len(nodes) != 1 or \
+                    _TreeBuilder(2 * (end - start) + 100_000).build(nodes[0], 0) != self.data:
+                return None
+        except (yaml.YAMLError, ParseError):
+            return None
+        finally:
+            loader.dispose()
+        locate = _Locator(nodes[0]).locate
+
+        def shifted(path: tuple) -> tuple[int, int] | None:
+            found = locate(path)
+            return None if found is None else (found[0] + before, found[1])
+        return shifted
+
+    def _in_whole(self, path: tuple) -> tuple[int, int] | None:
+        if not self.whole:
+            self.whole.extend(_composed(self.source))
+        return self.whole[self.index]._locate(path)
 
 
 _INDEXED = 64  # mappings of this many keys or more are indexed when a finding is located

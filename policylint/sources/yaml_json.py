@@ -1,0 +1,131 @@
+"""A large YAML file's values read by rapidyaml, when they are certainly PyYAML's.
+
+rapidyaml parses in C++ and writes the whole stream as JSON, which msgspec decodes: a
+fifth of what libyaml's composer and a Python walk over its nodes cost, but without
+positions, and with YAML 1.2's scalars. So ``values`` answers only for text whose values it
+can vouch for, and None for the rest, which PyYAML reads as before:
+
+- libyaml itself accepts the syntax (``raw_parse``, in C: no event object is made), so the
+  errors a file can have are reported exactly as PyYAML reports them;
+- the text holds none of what would be read differently or not at all: anchors, aliases,
+  tags, directives, block scalars, escapes, tabs, carriage returns, explicit or flow
+  collection keys, non-ASCII characters (YAML's other line breaks among them), ``...``;
+- no string of the JSON is one a YAML 1.1 resolver types (``yes``, ``0x1F``, ``~``, ``<<``,
+  ...: PyYAML's own patterns), which a plain scalar would have been;
+- decoding the JSON and encoding it again gives the same text, less whitespace: a number
+  written otherwise than plainly (``1e5``, which YAML 1.1 reads as text, ``+5``, ``1.50``)
+  and a key given twice (the decoder keeps the last) both break it;
+- its documents pair with the ``---`` lines of the text (see ``spans``), where each one's
+  positions are found, by composing that document alone, when a finding asks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+import yaml
+
+#: anchors, aliases, tags, block scalars, escapes, tabs, carriage returns, explicit keys,
+#: directives and document end markers: each found at memchr's speed
+_REFUSED = ("&", "*", "!", "|", ">", "\\", "\t", "\r", "?", "\n%", "\n...")
+#: a flow collection where a key may start
+_FLOW_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)*[\[{]|[\[{,][ \t]*[\[{]", re.M)
+#: a document start marker at the start of a line
+MARKER = re.compile(r"^---(?=[ \t\n]|\Z)", re.M)
+#: text of comments and blank lines only
+_NOTHING = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|\Z))*")
+_WHITESPACE = b" \n\t\r"
+_ENCODE = msgspec.json.Encoder().encode
+_TYPED = ("bool", "float", "int", "merge", "null", "value", "yaml")
+
+
+@lru_cache(maxsize=1)
+def _typed_string() -> re.Pattern:
+    """A JSON string PyYAML's resolver would type if it were a plain scalar (the empty one
+    aside: a plain empty scalar is null in both)."""
+    seen: dict[str, None] = {}
+    for resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.values():
+        for tag, pattern in resolvers:
+            if tag.rsplit(":", 1)[1] in _TYPED:
+                seen[f"(?x:{pattern.pattern.strip()[1:-1]})"] = None
+    # a quote, then one of the characters such strings start with: most fail at once
+    return re.compile(r'"(?=[yYnNtTfFoO~+\-0-9.<=!&*])(?:' + "|".join(seen) + ')"')
+
+
+def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
+    """The values of ``text``'s documents as PyYAML reads them, and where each document's
+    text starts (``spans``); None when this cannot be vouched for (the caller composes the
+    text with PyYAML)."""
+    if not text.isascii() or text.startswith(("%", "...")) or \
+            any(c in text for c in _REFUSED) or \
+            ("[" in text or "{" in text) and _FLOW_KEY.search(text):
+        return None
+    try:
+        import ryml
+        from yaml._yaml import CParser
+    except ImportError:  # pragma: no cover - both are wheels of the dependencies
+        return None
+    parser = CParser(text)
+    try:
+        parser.raw_parse()
+    except yaml.YAMLError:
+        return None  # PyYAML reports it, where it is
+    finally:
+        parser.dispose()
+    tree = _parsed(ryml, text.encode())
+    if tree is None:
+        return None
+    emitted = ryml.emit_json_malloc(tree, tree.root_id())
+    if emitted is None or _typed_string().search(emitted):
+        return None
+    emitted = emitted.encode()
+    try:
+        decoded = msgspec.json.decode(emitted)
+    except msgspec.DecodeError:
+        return None
+    if _ENCODE(decoded).translate(None, _WHITESPACE) != emitted.translate(None, _WHITESPACE):
+        return None
+    docs = decoded if tree.is_stream(tree.root_id()) else [decoded]
+    starts = spans(text)
+    return (docs, starts) if len(docs) == len(starts) else None
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """(offset, lines before it) where each document's text starts: at each ``---`` line,
+    and at the start when something other than comments precedes the first one."""
+    starts = [m.start() for m in MARKER.finditer(text)]
+    if not starts or _NOTHING.match(text, 0, starts[0]).end() < starts[0]:
+        starts.insert(0, 0)
+    lines, before, last = [], 0, 0
+    for start in starts:
+        before += text.count("\n", last, start)
+        lines.append(before)
+        last = start
+    return list(zip(starts, lines))
+
+
+def _parsed(ryml: Any, data: bytes) -> Any:
+    """rapidyaml's tree of ``data``; None where it refuses what libyaml accepts (it has such
+    gaps: PyYAML then reads the text). It prints why to standard error before it raises, as
+    if the user's file were broken: while it parses, descriptor 2 is the null device."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error: nothing to keep clean
+        saved = None
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        return ryml.parse_in_arena(data)
+    except Exception:  # ryml.ExceptionBasic and its kin
+        return None
+    finally:
+        if saved is not None:
+            os.dup2(saved, 2)
+            os.close(saved)
+        os.close(null)
