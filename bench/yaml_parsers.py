@@ -12,11 +12,16 @@ nodes, which keep positions; policylint builds its values from them) and rapidya
 (which keeps each scalar's place in the source buffer) walked into plain values with
 YAML 1.1's scalar resolution (``resolve``). Beside them, the way with no positions at all:
 rapidyaml's own JSON emitter (its YAML 1.2 reading of scalars) decoded by msgspec, what a
-reader that built values in C would cost.
+reader that built values in C would cost; and the way policylint takes for a large file
+(``policylint.sources.yaml_json``): that emitter where libyaml accepts the syntax and the
+values are certainly PyYAML's, PyYAML's composer for the rest (the 1 document in 50 with
+anchors and YAML 1.1 scalars makes the whole file take it; the plain corpus is timed too).
+The collector is paused while timing, as policylint's process runs.
 """
 
 from __future__ import annotations
 
+import gc
 import random
 import re
 import statistics
@@ -119,6 +124,7 @@ def best(seconds: list[float]) -> str:
 
 
 def main() -> None:
+    gc.disable()
     rng = random.Random(20261205)
     try:
         import ryml
@@ -156,6 +162,33 @@ def main() -> None:
         print(f"  without positions: rapidyaml's JSON emitter read by msgspec {best(emitted)} = "
               f"{min(composed) / min(emitted):.2f}x PyYAML's compose; values of {differ:,} of "
               f"{len(expected):,} documents differ (YAML 1.1 scalars read as YAML 1.2 text)")
+        adopted(count, rng)
+
+
+def adopted(count: int, rng: random.Random) -> None:
+    """policylint's own reading of a large file beside its composed reading (the values it
+    builds from libyaml's nodes), on plain manifests and on the corpus above."""
+    from policylint.sources import yaml_json, yamldoc
+    from policylint.sources.document import SourceFile
+    yamldoc.max_nodes.set(10**9)  # as --max-yaml-values raises it: 100,000 documents exceed it
+    plain = "---\n".join(MANIFEST.format(i=i, partitions=rng.choice([3, 6, 12]), min_isr=2)
+                         for i in range(count))
+    for label, text in (("plain manifests", plain), ("the corpus above", corpus(count, rng)
+                                                     .decode())):
+        source = SourceFile("bench.yaml", text, "yaml")
+        fast, slow = [], []
+        for _ in range(3 if count <= 10_000 else 1):
+            started = time.perf_counter()
+            read = yaml_json.read(text)
+            fast.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            composed = [doc.data for doc in yamldoc._composed(source)]
+            slow.append(time.perf_counter() - started)
+        taken = "rapidyaml" if read is not None else "PyYAML (the guards refused it)"
+        same = read is None or repr(read[0]) == repr(composed)
+        print(f"  policylint's reading of {label}: {taken}, {best(fast)} for the guards and the "
+              f"read = {min(slow) / min(fast):.2f}x its composed reading ({best(slow)}); values "
+              f"{'identical' if same else 'DIFFER'}")
 
 
 if __name__ == "__main__":

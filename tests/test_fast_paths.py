@@ -289,6 +289,8 @@ def test_a_large_yaml_file_is_read_and_located_as_libyaml_reads_it(tmp_path, mon
     monkeypatch.setattr(yamldoc._Later, "_alone", lambda self: calls.append(1) or real(self))
     fast = run()
     assert calls  # rapidyaml read t.yaml, and documents were composed to locate findings
+    monkeypatch.setattr(yamldoc._Later, "_alone", lambda self: None)  # the whole file's way
+    assert run() == fast
     monkeypatch.setattr(yamldoc, "FAST_FROM", 10**12)
     assert fast == run()
     assert [f for f in fast if f[0] == "PL100" and "duplicate key" in f[5]]

@@ -11,6 +11,7 @@ event stream first whenever the text could possibly be that deep), and bound the
 from __future__ import annotations
 
 import re
+import sys
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Iterator
@@ -273,7 +274,13 @@ class _Later:
 
     def _in_whole(self, path: tuple) -> tuple[int, int] | None:
         if not self.whole:
-            self.whole.extend(_composed(self.source))
+            bound = max_nodes.set(sys.maxsize)  # the file was within the run's when read
+            try:
+                self.whole.extend(_composed(self.source))
+            except ParseError:  # pragma: no cover - what rapidyaml read, libyaml composes
+                return None
+            finally:
+                max_nodes.reset(bound)
         return self.whole[self.index]._locate(path)
 
 
