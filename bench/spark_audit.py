@@ -162,8 +162,8 @@ def main() -> None:
         print(f"  scaling {small:,} -> {large:,} rows ({large / small:.0f}x): time "
               f"x{growth:.2f} ({'linear or better' if growth <= large / small else 'worse'})")
     floors = {rows: floor_seconds(OUT / f"rows-{rows}", args.master) for rows in sizes}
-    print(f"  Spark's floor (one aggregation per topic joined back to every partition, nothing "
-          f"written), measured in this run: " + ", ".join(
+    print("  Spark's floor (one aggregation per topic joined back to every partition, nothing "
+          "written), measured in this run: " + ", ".join(
               f"{rows:,} rows {floors[rows]:.1f} s" for rows in sizes))
     print("  the audit against the floor (target <= 2x each):")
     for rows in (sizes[-1], sizes[0]):

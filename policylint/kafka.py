@@ -12,7 +12,7 @@ from operator import attrgetter, gt, not_
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from .model import ClusterProfile, PartitionState, TopicSpec, TopicState, current_rf, \
-    is_reassigning, target_replicas
+    target_replicas
 
 # Snapshot partitions are read a topic at a time at C speed where nothing is reassigning
 # (the usual): these getters map over a million partitions without a Python call each.
