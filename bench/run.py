@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import resource
 import statistics
@@ -75,6 +76,7 @@ def make_fleet(partitions: int, rng: random.Random) -> tuple[Path, Path]:
     # ending with a newline, as the tools that write them do
     snap_path.write_text(json.dumps(snapshot) + "\n")
     plan_path.write_text(json.dumps({"version": 1, "partitions": plan}) + "\n")
+    os.sync()  # written through now, not while the first timed run reads them
     return snap_path, plan_path
 
 
@@ -269,8 +271,9 @@ def hook_env() -> Path:
     (``pip install .``: policylint's own dependencies only, no extras, and every module
     compiled to bytecode), with this checkout reinstalled into it."""
     pip, made = _pip(HOOK_ENV)
-    subprocess.run(pip + ([str(ROOT)] if made else ["--no-deps", "--force-reinstall",
-                                                     str(ROOT)]), check=True)
+    if not made:  # this checkout over the last one's, then what it newly depends on
+        subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], check=True)
+    subprocess.run(pip + [str(ROOT)], check=True)
     return HOOK_ENV / "bin"
 
 

@@ -1,9 +1,9 @@
 """A large YAML file's values read by rapidyaml, when they are certainly PyYAML's.
 
-rapidyaml parses in C++ and writes the whole stream as JSON, which msgspec decodes: a
-fifth of what libyaml's composer and a Python walk over its nodes cost, but without
-positions, and with YAML 1.2's scalars. So ``values`` answers only for text whose values it
-can vouch for, and None for the rest, which PyYAML reads as before:
+rapidyaml parses in C++ and writes the whole stream as JSON, which msgspec decodes: with
+the checks below, half of what libyaml's composer and a Python walk over its nodes cost,
+but without positions, and with YAML 1.2's scalars. So ``read`` answers only for text whose
+values it can vouch for, and None for the rest, which PyYAML reads as before:
 
 - libyaml itself accepts the syntax (``raw_parse``, in C: no event object is made), so the
   errors a file can have are reported exactly as PyYAML reports them;
