@@ -6,6 +6,10 @@ itself, so that it can refuse duplicate keys and non-standard tags
 (libyaml's composer recurses in C and crashes on very deep input, so depth is checked on the
 event stream first whenever the text could possibly be that deep), and bound the nodes kept
 (counted as libyaml composes them whenever the text could possibly hold that many).
+
+A large file whose values rapidyaml reads exactly as PyYAML would (``yaml_json`` says when)
+takes a shorter way: its values come from rapidyaml, and each document is composed, alone,
+only when a finding in it is located.
 """
 
 from __future__ import annotations
