@@ -238,6 +238,10 @@ def test_rapidyaml_agrees_with_pyyaml_on_generated_documents(docs, flow, width):
     composed, fast = _read_both(text)
     if fast is not None:
         assert repr(fast[0]) == repr(composed)
+        # each document's text, where spans says it starts, composes alone to its value
+        starts = [start for start, _ in fast[1]] + [len(text)]
+        alone = [_read_both(text[a:b])[0] for a, b in zip(starts, starts[1:])]
+        assert alone == [[value] for value in composed]
 
 
 def test_what_rapidyaml_refuses_pyyaml_reads_without_a_word_on_standard_error(capfd):
