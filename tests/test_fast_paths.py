@@ -244,6 +244,22 @@ def test_rapidyaml_agrees_with_pyyaml_on_generated_documents(docs, flow, width):
         assert alone == [[value] for value in composed]
 
 
+def test_rapidyaml_agrees_with_pyyaml_on_every_short_number_like_scalar():
+    """Every scalar of up to four digits, signs, dots, exponents, ``_``, ``x`` and ``:``,
+    as a mapping's value and as an item: rapidyaml writes ``-.5`` as -0.5 and ``1e19`` as
+    a number, which YAML 1.1 reads as text; answered, the values must be PyYAML's."""
+    from itertools import product
+    answered = 0
+    for size in range(1, 5):
+        for chars in product("019.-+eE_x:", repeat=size):
+            for text in (f"a: {''.join(chars)}\n", f"- {''.join(chars)}\n"):
+                composed, fast = _read_both(text)
+                if fast is not None:
+                    answered += 1
+                    assert repr(fast[0]) == repr(composed), text
+    assert answered > 10_000
+
+
 def test_what_rapidyaml_refuses_pyyaml_reads_without_a_word_on_standard_error(capfd):
     """rapidyaml 0.15 refuses this YAML (a key ``.`` after an indentless sequence), and
     prints why to standard error first: the user's file is not broken."""

@@ -9,12 +9,14 @@ values it can vouch for, and None for the rest, which PyYAML reads as before:
   errors a file can have are reported exactly as PyYAML reports them;
 - the text holds none of what would be read differently or not at all: anchors, aliases,
   tags, directives, block scalars, escapes, tabs, carriage returns, explicit or flow
-  collection keys, non-ASCII characters (YAML's other line breaks among them), ``...``;
+  collection keys, non-ASCII characters (YAML's other line breaks among them), ``...``,
+  ``-.`` (rapidyaml writes ``-.5``, a string to YAML 1.1, as the number -0.5);
 - no string of the JSON is one a YAML 1.1 resolver types (``yes``, ``0x1F``, ``~``, ``<<``,
   ...: PyYAML's own patterns), which a plain scalar would have been;
+- no number of the JSON has an exponent (YAML 1.1 reads ``1e26`` as text);
 - decoding the JSON and encoding it again gives the same text, less whitespace: a number
-  written otherwise than plainly (``1e5``, which YAML 1.1 reads as text, ``+5``, ``1.50``)
-  and a key given twice (the decoder keeps the last) both break it;
+  written otherwise than plainly (``+5``, ``1.50``) and a key given twice (the decoder
+  keeps the last) both break it;
 - its documents pair with the ``---`` lines of the text (see ``spans``), where each one's
   positions are found, by composing that document alone, when a finding asks.
 """
@@ -31,14 +33,19 @@ import msgspec
 import yaml
 
 #: anchors, aliases, tags, block scalars, escapes, tabs, carriage returns, explicit keys,
-#: directives and document end markers: each found at memchr's speed
-_REFUSED = ("&", "*", "!", "|", ">", "\\", "\t", "\r", "?", "\n%", "\n...")
+#: directives, document end markers, and ``-.5``, which YAML 1.1 reads as text and
+#: rapidyaml writes as -0.5 (found by trying every scalar of up to four characters of
+#: digits, signs, dots, exponents, ``_``, ``x`` and ``:``): each found at memchr's speed
+_REFUSED = ("&", "*", "!", "|", ">", "\\", "\t", "\r", "?", "\n%", "\n...", "-.")
 #: a flow collection where a key may start
 _FLOW_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)*[\[{]|[\[{,][ \t]*[\[{]", re.M)
 #: a document start marker after a line break (found five times as fast as by ``^``, re.M)
 _MARKER = re.compile(r"\n---(?=[ \t\n]|\Z)")
 #: text of comments and blank lines only
 _NOTHING = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|\Z))*")
+#: a number of the JSON written with an exponent: YAML 1.1 reads ``1e26`` as text, and
+#: encoding the number again may well write it the same way
+_EXPONENT = re.compile(r"[:\[,][ \n]*-?[0-9.]+[eE]")
 _WHITESPACE = b" \n\t\r"
 _ENCODE = msgspec.json.Encoder().encode
 _TYPED = ("bool", "float", "int", "merge", "null", "value", "yaml")
@@ -81,7 +88,7 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     if tree is None:
         return None
     emitted = ryml.emit_json_malloc(tree, tree.root_id())
-    if emitted is None or _typed_string().search(emitted):
+    if emitted is None or _typed_string().search(emitted) or _EXPONENT.search(emitted):
         return None
     emitted = emitted.encode()
     try:
