@@ -317,6 +317,46 @@ def test_a_large_yaml_file_is_read_and_located_as_libyaml_reads_it(tmp_path, mon
     assert len({f[2] for f in fast if f[0] != "PL100"}) > 100
 
 
+_PIECES = list(" :-#'\"\n.019abxy[]{},~") + [
+    "  ", "\n  ", "- ", ": ", "---\n", "\n---", "yes", "1e5", "0x1F", "'1'", '"true"', "-.5",
+    "null", "replicas: 2\n"]
+
+
+def _mutated(rng: random.Random, text: str) -> str:
+    """``text`` with a few characters or pieces inserted, removed or lines repeated."""
+    for _ in range(rng.randint(1, 4)):
+        i, roll = rng.randrange(len(text)), rng.random()
+        if roll < 0.4:
+            text = text[:i] + rng.choice(_PIECES) + text[i:]
+        elif roll < 0.7:
+            text = text[:i] + text[i + rng.randint(1, 3):]
+        else:
+            lines = text.split("\n")
+            lines.insert(rng.randrange(len(lines)), rng.choice(lines))
+            text = "\n".join(lines)
+    return text
+
+
+def test_mutated_manifests_are_linted_alike_by_both_ways(tmp_path, monkeypatch):
+    """Manifests broken in small random ways: whatever the file has become, the findings
+    (or the error and where it is) are the same whether rapidyaml may read it or not."""
+    from policylint.sources import yaml_json, yamldoc
+    monkeypatch.chdir(tmp_path)
+    rng = random.Random(2026)
+    text = "".join(MANIFEST.format(i=i).replace("replicas: 3", f"replicas: {1 + i % 3}")
+                   for i in range(30))
+    answered = 0
+    for _ in range(80):
+        mutated = _mutated(rng, text)
+        (tmp_path / "t.yaml").write_text(mutated)
+        answered += yaml_json.read(mutated) is not None
+        monkeypatch.setattr(yamldoc, "FAST_FROM", 0)
+        fast = findings(["t.yaml"], None)
+        monkeypatch.setattr(yamldoc, "FAST_FROM", 10**12)
+        assert findings(["t.yaml"], None) == fast, mutated
+    assert answered > 10
+
+
 @pytest.mark.parametrize("top", ["tree", "./tree/", "tree//sub/..", "ABSOLUTE", "."])
 def test_a_walked_file_is_named_as_its_path_alone_would_be(top, tmp_path, monkeypatch):
     """A directory's display name is made once for its files: each must still be named as
