@@ -1,10 +1,12 @@
 """The paths taken for large inputs (decoded straight into the schema's types, element
-offsets found by boundaries, long arrays narrowed before jsonschema explains them) give
-exactly the findings of the plain paths, on generated plans and
-snapshots with every kind of problem. Small thresholds make small inputs take them."""
+offsets found by boundaries, long arrays narrowed before jsonschema explains them, a large
+YAML file read by rapidyaml) give exactly the findings of the plain paths, on generated
+plans, snapshots and manifests with every kind of problem. Small thresholds make small
+inputs take them."""
 
 import json
 import random
+from itertools import product
 
 import pytest
 import yaml
@@ -248,7 +250,6 @@ def test_rapidyaml_agrees_with_pyyaml_on_every_short_number_like_scalar():
     """Every scalar of up to four digits, signs, dots, exponents, ``_``, ``x`` and ``:``,
     as a mapping's value and as an item: rapidyaml writes ``-.5`` as -0.5 and ``1e19`` as
     a number, which YAML 1.1 reads as text; answered, the values must be PyYAML's."""
-    from itertools import product
     answered = 0
     for size in range(1, 5):
         for chars in product("019.-+eE_x:", repeat=size):
