@@ -136,3 +136,40 @@ def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder,
             (folder / name).write_text(text)  # as saved: the next edit is of another file
             space.forget(edited)
             space.lint(edited, {edited: text})
+
+
+def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
+    """Each edit of the cluster file reads the folder again: every file's findings are a
+    whole lint's over the same texts, while the documents of the files that did not change
+    are detected and validated once, when first read (``Document.kind``, ``.checked``)."""
+    import policylint.sources as sources
+
+    monkeypatch.chdir(folder)
+    kafka, path = str(folder / "kafka.yaml"), str(folder / "topics/edited.yaml")
+    cluster = (folder / "kafka.yaml").read_text()
+    space = Workspace([str(folder)])
+    space.lint(path, {})
+    validated, detected = [], []
+    real_errors, real_kind = sources._errors, sources._kind
+    monkeypatch.setattr(sources, "_errors", lambda kind, doc: validated.append(
+        doc.source.name) or real_errors(kind, doc))
+    monkeypatch.setattr(sources, "_kind", lambda doc: detected.append(
+        doc.source.name) or real_kind(doc))
+    for brokers, isr in [(2, 2), (6, 4), (1, 1), (6, 2)]:
+        text = cluster.replace("replicas: 6", f"replicas: {brokers}").replace(
+            "min.insync.replicas: 2", f"min.insync.replicas: {isr}")
+        texts = {kafka: text}
+        checked = len(validated), len(detected)
+        linted, others = space.lint(kafka, texts, edited=True)
+        assert set(validated[checked[0]:]) == set(detected[checked[1]:]) == {"kafka.yaml"}
+        assert others is not None  # not judged alone: the folder read again
+        held = unsaved.set({os.path.abspath(p): t for p, t in texts.items()})
+        try:
+            whole = lint([str(folder)])
+        finally:
+            unsaved.reset(held)
+        for name in ("kafka.yaml", "topics/edited.yaml", "topics/a.yaml"):
+            mine = linted.result.findings if name == "kafka.yaml" else \
+                (others[os.path.abspath(name)].result.findings
+                 if os.path.abspath(name) in others else [])
+            assert _shown(mine, name) == _shown(whole.findings, name), (brokers, isr, name)

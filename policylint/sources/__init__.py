@@ -314,7 +314,14 @@ def source_finding(code: str, message: str, file: str, line: int | None = None,
 
 
 def kind_of(doc: Document) -> str | None:
-    """The input kind of a document: what its file says it is, else its content."""
+    """The input kind of a document: what its file says it is, else its content (asked
+    once per document: the editor reads a folder again on each edit of its cluster file)."""
+    if doc.kind is ...:
+        doc.kind = _kind(doc)
+    return doc.kind
+
+
+def _kind(doc: Document) -> str | None:
     if doc.role == "current":
         return "reassignment"
     if doc.typed is not None:  # by its fields: a schema's types are made anew per Schema
@@ -333,7 +340,15 @@ def checked(kind: str | None) -> bool:
 def validate(kind: str, doc: Document) -> list:
     """The schema errors of a document of a kind policylint knows, less those of values
     that are template placeholders (unknown, not wrong). A valid plan or snapshot keeps its
-    value as the schema's msgspec types (``doc.typed``): the model is built from it."""
+    value as the schema's msgspec types (``doc.typed``): the model is built from it.
+    Asked once per document and kind: the editor reads a folder again on each edit of its
+    cluster file, every other document unchanged."""
+    if doc.checked is None or doc.checked[0] != kind:
+        doc.checked = (kind, _errors(kind, doc))
+    return doc.checked[1]
+
+
+def _errors(kind: str, doc: Document) -> list:
     schema = formats.validator(kind)
     if doc.typed is not None:
         return []

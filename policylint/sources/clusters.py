@@ -140,7 +140,7 @@ class Placement:
         if spec.cluster is not None and self.clusters:
             named = [c for c in self.clusters if c.is_named(spec.cluster, spec.namespace)]
             if named:
-                return _nearest(named, placed), None, None
+                return (named[0] if len(named) == 1 else _nearest(named, placed)), None, None
             if not spec.cluster_by_reference:
                 return None, spec.cluster, None
         cluster = self.of_file(placed)

@@ -85,7 +85,8 @@ class Document:
     short of a missing key is located at the deepest value that exists.
     """
 
-    __slots__ = ("source", "_data", "index", "_locate", "role", "typed", "prefix")
+    __slots__ = ("source", "_data", "index", "_locate", "role", "typed", "prefix", "kind",
+                 "checked")
 
     def __init__(self, source: SourceFile, data: Any, index: int,
                  locate: Callable[[tuple], tuple[int, int] | None], typed: Any = None):
@@ -98,6 +99,10 @@ class Document:
         self.typed = typed
         #: where it sits in its file's document ``index`` (an item of a ``kind: List``)
         self.prefix: tuple = ()
+        #: its input kind, once asked (``sources.kind_of``: ``...`` until then)
+        self.kind: str | None = ...
+        #: (kind, its schema errors) once validated as that kind (``sources.validate``)
+        self.checked: tuple[str, list] | None = None
 
     @property
     def data(self) -> Any:
