@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from policylint.cli import app
 
 from policylint.linter import lint
+from policylint.sources import walk
 
 from conftest import write_files
 
@@ -72,6 +73,28 @@ def test_a_named_file_is_read_unless_force_exclude(repo):
                                                                "topics/orders.yaml"]
     assert linted("build/gen.yaml", "topics/orders.yaml", "--force-exclude",
                   "--exclude", "orders.yaml") == []
+
+
+def test_a_walk_reads_what_git_lists_as_not_ignored(tmp_path, monkeypatch):
+    """Ignore files at several depths, negations, directory patterns and the work tree's
+    exclude file: the files a walk reads are those git itself lists as untracked and not
+    ignored (``git ls-files --others --exclude-standard``)."""
+    names = [f"{top}/{sub}/{leaf}" for top in ("a", "b", "c") for sub in ("x", "y", "keep")
+             for leaf in ("t.yaml", "u.json", "local.yaml", "keep.yaml")] + ["root.yaml"]
+    write_files(tmp_path, {**{name: "{}\n" for name in names},
+                           ".gitignore": "*local.yaml\n/c/y/\nu.json\n!b/**/u.json\n",
+                           "a/.gitignore": "x/\n!keep.yaml\n",
+                           "a/y/.gitignore": "*.yaml\n!keep.yaml\n!local.yaml\n",
+                           "b/keep/.gitignore": "t.yaml\n",
+                           "c/x/.gitignore": "!*.json\n"})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("b/x/keep.yaml\n")
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"],
+                            cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    monkeypatch.chdir(tmp_path)
+    walked = sorted(name for _, name, _ in walk(["."]))
+    assert walked == sorted(n for n in listed.split() if not n.rsplit("/", 1)[-1].startswith("."))
+    assert 10 < len(walked) < len(names)
 
 
 def test_a_walk_that_imports_no_matcher_without_patterns(tmp_path):

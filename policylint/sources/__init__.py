@@ -107,11 +107,12 @@ def walk(paths: list[str], stdin_name: str | None = None, exclude: list[str] = (
                 # costs a relpath each)
                 shown = display_name(root)
                 prefix = "" if shown == "." else shown + "/"
+                inside = os.path.join(os.path.abspath(root), "")  # made once for its files
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not
-                                 excluder.excluded(os.path.join(root, d), prefix + d, True))
+                                 excluder.left_out(inside + d, prefix + d, True))
                 for name in sorted(names):
                     if name.endswith(EXTENSIONS) and not name.startswith(".") and not \
-                            excluder.excluded(os.path.join(root, name), prefix + name):
+                            excluder.left_out(inside + name, prefix + name):
                         yield from _once(os.path.join(root, name), prefix + name, False, seen)
         elif os.path.lexists(path) or os.path.abspath(path) in (unsaved.get() or ()):
             # a named file that cannot be read is a finding; an editor's new file is read

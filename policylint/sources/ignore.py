@@ -38,31 +38,49 @@ class Excluder:
         self.git = git  # whether what git ignores is left out
         self._files: dict[str, Any] = {}  # ignore file -> its patterns
         self._tops: dict[str, str | None] = {}  # folder -> top of its work tree
+        self._chains: dict[str, list] = {}  # folder -> its ignore files (``_chain``)
 
     def excluded(self, path: str, shown: str, is_dir: bool = False) -> bool:
         """Whether ``path`` (shown as ``shown``) is left out: an ``--exclude`` pattern
         matches it, or git ignores it."""
+        return self.left_out(os.path.abspath(path), shown, is_dir)
+
+    def left_out(self, path: str, shown: str, is_dir: bool = False) -> bool:
+        """``excluded``, for a ``path`` already absolute and normal (a walk's)."""
         suffix = "/" if is_dir else ""
         if self.patterns is not None and self.patterns.match_file(shown + suffix):
             return True
-        return self.git and self._ignored_by_git(os.path.abspath(path), suffix)
+        return self.git and self._ignored_by_git(path, suffix)
 
     def _ignored_by_git(self, path: str, suffix: str) -> bool:
-        top = self._top(os.path.dirname(path))
-        if top is None:
-            return False
-        folder = os.path.dirname(path)
-        while True:  # the deepest .gitignore that says something about the path decides
-            spec = self._patterns(os.path.join(folder, ".gitignore"))
-            if spec is not None:
-                found = spec.check_file(os.path.relpath(path, folder) + suffix).include
-                if found is not None:
-                    return found
-            if folder == top:
-                break
-            folder = os.path.dirname(folder)
-        spec = self._patterns(os.path.join(top, ".git", "info", "exclude"))
-        return bool(spec is not None and spec.match_file(os.path.relpath(path, top) + suffix))
+        for cut, spec, last_word in self._chain(os.path.dirname(path)):
+            found = spec.check_file(path[cut:] + suffix).include
+            if found is not None or last_word:
+                return bool(found)
+        return False
+
+    def _chain(self, folder: str) -> list[tuple[int, Any, bool]]:
+        """The ignore files that may speak of a file in ``folder`` (absolute), as git reads
+        them: each ``.gitignore`` from the folder up to the work tree's top (the deepest
+        that says something about the file decides), then ``.git/info/exclude`` (which
+        decides); each as (where the file's path relative to it starts, its patterns,
+        whether it decides). Made once per folder: ten thousand files of one folder would
+        otherwise walk up and relate their path again each."""
+        chain = self._chains.get(folder)
+        if chain is None:
+            top, chain, here = self._top(folder), [], folder
+            while top is not None:
+                spec = self._patterns(os.path.join(here, ".gitignore"))
+                if spec is not None:
+                    chain.append((len(os.path.join(here, "")), spec, False))
+                if here == top:
+                    spec = self._patterns(os.path.join(top, ".git", "info", "exclude"))
+                    if spec is not None:
+                        chain.append((len(os.path.join(top, "")), spec, True))
+                    break
+                here = os.path.dirname(here)
+            self._chains[folder] = chain
+        return chain
 
     def _patterns(self, path: str) -> Any:
         if path not in self._files:
