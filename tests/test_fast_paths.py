@@ -261,6 +261,36 @@ def test_rapidyaml_agrees_with_pyyaml_on_every_short_number_like_scalar():
     assert answered > 10_000
 
 
+def test_quoted_and_plain_scalars_side_by_side_read_as_pyyaml_reads_them():
+    """A string YAML 1.1 would type is accepted quoted (manifests quote config values:
+    ``"604800000"``) only where the text nowhere writes it plain: every short number-like
+    scalar and YAML 1.1 word, quoted and plain, as a value, an item, a key and in flow,
+    alone and beside each other. Answered, the values must be PyYAML's."""
+    words = ["".join(chars) for size in range(1, 4) for chars in product("019.-+eE_x:",
+                                                                          repeat=size)]
+    words += ["yes", "No", "on", "OFF", "~", "null", "Null", "true", "False", "0x1F", "0o17",
+              "012", "1_000", "1:30", ".inf", "-.inf", ".NaN", "<<", "=", "604800000", "inf", "nan",
+              "-.Inf", ".nan", "Infinity", "0b101", "+1"]
+    def typed(word: str) -> bool:  # a string YAML 1.1 would type, were it plain
+        return yaml.resolver.Resolver().resolve(yaml.ScalarNode, word, (True, False)) != \
+            "tag:yaml.org,2002:str"
+
+    answered = quoted = 0
+    for word in words:
+        for text in (f"a: '{word}'\n", f'- "{word}"\n', f"'{word}': 1\n",
+                     f'a: ["{word}", x]\n', f"a: '{word}'\nb: {word}\n",
+                     f'- {word}\n- "{word}"\n', f"{word}: 1\n'{word}': 2\n",
+                     f'a: "{word}"\nb: x{word}\nc: {word}x\n# {word}s\n',
+                     f"a: '{word}'\nb: '{word.upper()}'\n",
+                     f"a: '{word.lower()}'\n'{word}': 2\n"):
+            composed, fast = _read_both(text)
+            if fast is not None:
+                answered += 1
+                quoted += typed(word) and (f"'{word}'" in text or f'"{word}"' in text)
+                assert repr(fast[0]) == repr(composed), text
+    assert answered > 4_000 and quoted > 500
+
+
 def test_what_rapidyaml_refuses_pyyaml_reads_without_a_word_on_standard_error(capfd):
     """rapidyaml 0.15 refuses this YAML (a key ``.`` after an indentless sequence), and
     prints why to standard error first: the user's file is not broken."""

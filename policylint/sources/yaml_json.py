@@ -11,8 +11,9 @@ values it can vouch for, and None for the rest, which PyYAML reads as before:
   tags, directives, block scalars, escapes, tabs, carriage returns, explicit or flow
   collection keys, non-ASCII characters (YAML's other line breaks among them), ``...``,
   ``-.`` (rapidyaml writes ``-.5``, a string to YAML 1.1, as the number -0.5);
-- no string of the JSON is one a YAML 1.1 resolver types (``yes``, ``0x1F``, ``~``, ``<<``,
-  ...: PyYAML's own patterns), which a plain scalar would have been;
+- a string of the JSON that a YAML 1.1 resolver types (``yes``, ``0x1F``, ``~``, ``<<``,
+  ...: PyYAML's own patterns) was quoted wherever the text writes it (``"604800000"``, as
+  manifests quote their config values): a plain scalar would have been typed;
 - no number of the JSON has an exponent (YAML 1.1 reads ``1e26`` as text);
 - decoding the JSON and encoding it again gives the same text, less whitespace: a number
   written otherwise than plainly (``+5``, ``1.50``) and a key given twice (the decoder
@@ -52,6 +53,12 @@ _DIGITS = bytes.maketrans(b"123456789.", b"0" * 10)
 _WHITESPACE = b" \n\t\r"
 _ENCODE = msgspec.json.Encoder().encode
 _TYPED = ("bool", "float", "int", "merge", "null", "value", "yaml")
+#: more distinct typed strings than this are not looked for one by one in the text
+_FEW = 32
+#: what may touch a scalar's text and belong to the same scalar, or quote it
+_SCALAR_OR_QUOTE = "A-Za-z0-9._+/'\"-"
+#: what rapidyaml writes for YAML's infinities and NaNs, however they were spelled
+_REWRITTEN = frozenset((".inf", "-.inf", "+.inf", ".nan"))
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +98,7 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     if tree is None:
         return None
     emitted = ryml.emit_json_malloc(tree, tree.root_id())
-    if emitted is None or _typed_string().search(emitted):
+    if emitted is None or _plain_typed(text, emitted):
         return None
     emitted = emitted.encode()
     digits = emitted.translate(_DIGITS)
@@ -106,6 +113,25 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     docs = decoded if tree.is_stream(tree.root_id()) else [decoded]
     starts = spans(text)
     return (docs, starts) if len(docs) == len(starts) else None
+
+
+def _plain_typed(text: str, emitted: str) -> bool:
+    """Whether a string of the JSON that YAML 1.1 would type may be a plain scalar of the
+    text, or not the text's own. A plain scalar is written as its value (a typed one holds
+    no space, so no line of it was folded), and nothing that could belong to it, nor a
+    quote, touches it: each typed string must be written quoted, and found nowhere in the
+    text but between quotes or inside a longer word (``"yes"``, ``yesterday``). rapidyaml
+    writes ``inf``, ``.NaN`` and their kin, quoted or not, as ``.inf`` and ``.nan``: those
+    are never taken."""
+    typed = {found.group()[1:-1] for found in _typed_string().finditer(emitted)}
+    if not typed:
+        return False
+    if len(typed) > _FEW or not _REWRITTEN.isdisjoint(typed) or not all(
+            f'"{word}"' in text or f"'{word}'" in text for word in typed):
+        return True
+    written = "|".join(map(re.escape, sorted(typed, key=len, reverse=True)))
+    return re.search(f"(?<![{_SCALAR_OR_QUOTE}])(?:{written})(?![{_SCALAR_OR_QUOTE}])",
+                     text) is not None
 
 
 def spans(text: str) -> list[tuple[int, int]]:
