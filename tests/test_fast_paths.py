@@ -262,15 +262,17 @@ def test_rapidyaml_agrees_with_pyyaml_on_every_short_number_like_scalar():
 
 
 def test_quoted_and_plain_scalars_side_by_side_read_as_pyyaml_reads_them():
-    """A string YAML 1.1 would type is accepted quoted (manifests quote config values:
-    ``"604800000"``) only where the text nowhere writes it plain: every short number-like
-    scalar and YAML 1.1 word, quoted and plain, as a value, an item, a key and in flow,
-    alone and beside each other. Answered, the values must be PyYAML's."""
+    """A string YAML 1.1 would type is read by rapidyaml quoted (manifests quote config
+    values: ``"604800000"``), beside the same scalar plain only where both readers type
+    that alike: every short number-like scalar and YAML 1.1 word, quoted and plain, as a
+    value, an item, a key and in flow, alone and beside each other, in other spellings
+    (``.NaN``, ``.nan``). Answered, the values must be PyYAML's."""
     words = ["".join(chars) for size in range(1, 4) for chars in product("019.-+eE_x:",
                                                                           repeat=size)]
     words += ["yes", "No", "on", "OFF", "~", "null", "Null", "true", "False", "0x1F", "0o17",
-              "012", "1_000", "1:30", ".inf", "-.inf", ".NaN", "<<", "=", "604800000", "inf", "nan",
-              "-.Inf", ".nan", "Infinity", "0b101", "+1"]
+              "012", "1_000", "1:30", ".inf", "-.inf", ".NaN", "<<", "=", "604800000", "inf",
+              "nan", "-.Inf", ".nan", "Infinity", "0b101", "+1"]
+
     def typed(word: str) -> bool:  # a string YAML 1.1 would type, were it plain
         return yaml.resolver.Resolver().resolve(yaml.ScalarNode, word, (True, False)) != \
             "tag:yaml.org,2002:str"
@@ -280,6 +282,7 @@ def test_quoted_and_plain_scalars_side_by_side_read_as_pyyaml_reads_them():
         for text in (f"a: '{word}'\n", f'- "{word}"\n', f"'{word}': 1\n",
                      f'a: ["{word}", x]\n', f"a: '{word}'\nb: {word}\n",
                      f'- {word}\n- "{word}"\n', f"{word}: 1\n'{word}': 2\n",
+                     f"{word}: a\nb: '{word}'\n", f"[{word}, '{word}']\n",
                      f'a: "{word}"\nb: x{word}\nc: {word}x\n# {word}s\n',
                      f"a: '{word}'\nb: '{word.upper()}'\n",
                      f"a: '{word.lower()}'\n'{word}': 2\n"):
@@ -374,10 +377,13 @@ def test_mutated_manifests_are_linted_alike_by_both_ways(tmp_path, monkeypatch):
     from policylint.sources import yaml_json, yamldoc
     monkeypatch.chdir(tmp_path)
     rng = random.Random(2026)
+    # some config values quoted, as manifests often write them
     text = "".join(MANIFEST.format(i=i).replace("replicas: 3", f"replicas: {1 + i % 3}")
+                   .replace("min.insync.replicas: 3", "min.insync.replicas: '3'" if i % 2 else
+                            "min.insync.replicas: 3\n    retention.ms: \"604800000\"")
                    for i in range(30))
     answered = 0
-    for _ in range(80):
+    for _ in range(120):
         mutated = _mutated(rng, text)
         (tmp_path / "t.yaml").write_text(mutated)
         answered += yaml_json.read(mutated) is not None

@@ -12,8 +12,9 @@ values it can vouch for, and None for the rest, which PyYAML reads as before:
   collection keys, non-ASCII characters (YAML's other line breaks among them), ``...``,
   ``-.`` (rapidyaml writes ``-.5``, a string to YAML 1.1, as the number -0.5);
 - a string of the JSON that a YAML 1.1 resolver types (``yes``, ``0x1F``, ``~``, ``<<``,
-  ...: PyYAML's own patterns) was quoted wherever the text writes it (``"604800000"``, as
-  manifests quote their config values): a plain scalar would have been typed;
+  ...: PyYAML's own patterns) is written quoted (``"604800000"``, as manifests quote
+  their config values), and nowhere plain where rapidyaml would keep a plain one as text
+  (``yes``: PyYAML reads it as true; a plain ``3`` rapidyaml writes as a number);
 - no number of the JSON has an exponent (YAML 1.1 reads ``1e26`` as text);
 - decoding the JSON and encoding it again gives the same text, less whitespace: a number
   written otherwise than plainly (``+5``, ``1.50``) and a key given twice (the decoder
@@ -98,7 +99,7 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     if tree is None:
         return None
     emitted = ryml.emit_json_malloc(tree, tree.root_id())
-    if emitted is None or _plain_typed(text, emitted):
+    if emitted is None or _plain_typed(ryml, text, emitted):
         return None
     emitted = emitted.encode()
     digits = emitted.translate(_DIGITS)
@@ -115,23 +116,35 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     return (docs, starts) if len(docs) == len(starts) else None
 
 
-def _plain_typed(text: str, emitted: str) -> bool:
+def _plain_typed(ryml: Any, text: str, emitted: str) -> bool:
     """Whether a string of the JSON that YAML 1.1 would type may be a plain scalar of the
-    text, or not the text's own. A plain scalar is written as its value (a typed one holds
-    no space, so no line of it was folded), and nothing that could belong to it, nor a
-    quote, touches it: each typed string must be written quoted, and found nowhere in the
-    text but between quotes or inside a longer word (``"yes"``, ``yesterday``). rapidyaml
-    writes ``inf``, ``.NaN`` and their kin, quoted or not, as ``.inf`` and ``.nan``: those
-    are never taken."""
+    text, or not the text's own. Each must be written quoted in the text, and where
+    rapidyaml too would keep it as text were it plain (``yes``, ``0x1F``; not ``3``,
+    which it writes as a number), found nowhere in the text but between quotes or inside
+    a longer word (``"yes"``, ``yesterday``): a plain scalar is written as its value (a
+    typed one holds no space, so no line of it was folded), and nothing that could belong
+    to it, nor a quote, touches it. (A key is its text on both ways.) rapidyaml writes
+    ``inf``, ``.NaN`` and their kin as ``.inf`` and ``.nan``: those are never taken."""
     typed = {found.group()[1:-1] for found in _typed_string().finditer(emitted)}
     if not typed:
         return False
     if len(typed) > _FEW or not _REWRITTEN.isdisjoint(typed) or not all(
             f'"{word}"' in text or f"'{word}'" in text for word in typed):
         return True
-    written = "|".join(map(re.escape, sorted(typed, key=len, reverse=True)))
+    plain = [word for word in typed if _kept_as_text(ryml, word)]
+    if not plain:
+        return False
+    written = "|".join(map(re.escape, sorted(plain, key=len, reverse=True)))
     return re.search(f"(?<![{_SCALAR_OR_QUOTE}])(?:{written})(?![{_SCALAR_OR_QUOTE}])",
                      text) is not None
+
+
+@lru_cache(maxsize=256)
+def _kept_as_text(ryml: Any, word: str) -> bool:
+    """Whether rapidyaml writes the plain scalar ``word`` as a JSON string (as it does
+    wherever the scalar is a value: block or flow, item or mapping value)."""
+    tree = _parsed(ryml, f"- {word}\n".encode())
+    return tree is None or f'"{word}"' in ryml.emit_json_malloc(tree, tree.root_id())
 
 
 def spans(text: str) -> list[tuple[int, int]]:
