@@ -66,20 +66,18 @@ class Excluder:
         decides); each as (where the file's path relative to it starts, its patterns,
         whether it decides). Made once per folder: ten thousand files of one folder would
         otherwise walk up and relate their path again each."""
-        chain = self._chains.get(folder)
-        if chain is None:
-            top, chain, here = self._top(folder), [], folder
-            while top is not None:
-                spec = self._patterns(os.path.join(here, ".gitignore"))
-                if spec is not None:
-                    chain.append((len(os.path.join(here, "")), spec, False))
-                if here == top:
-                    spec = self._patterns(os.path.join(top, ".git", "info", "exclude"))
-                    if spec is not None:
-                        chain.append((len(os.path.join(top, "")), spec, True))
-                    break
-                here = os.path.dirname(here)
-            self._chains[folder] = chain
+        if folder in self._chains:
+            return self._chains[folder]
+        chain, top = [], self._top(folder)
+        if top is not None:
+            folders = [folder]
+            while folders[-1] != top:
+                folders.append(os.path.dirname(folders[-1]))
+            files = [(os.path.join(f, ".gitignore"), f, False) for f in folders] + \
+                [(os.path.join(top, ".git", "info", "exclude"), top, True)]
+            chain = [(len(os.path.join(base, "")), spec, decides) for path, base, decides
+                     in files if (spec := self._patterns(path)) is not None]
+        self._chains[folder] = chain
         return chain
 
     def _patterns(self, path: str) -> Any:

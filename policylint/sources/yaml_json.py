@@ -95,11 +95,11 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
         return None  # PyYAML reports it, where it is
     finally:
         parser.dispose()
-    tree = _parsed(ryml, text.encode())
+    tree = _parsed(text.encode())
     if tree is None:
         return None
     emitted = ryml.emit_json_malloc(tree, tree.root_id())
-    if emitted is None or _plain_typed(ryml, text, emitted):
+    if emitted is None or _plain_typed(text, emitted):
         return None
     emitted = emitted.encode()
     digits = emitted.translate(_DIGITS)
@@ -116,7 +116,7 @@ def read(text: str) -> tuple[list[Any], list[tuple[int, int]]] | None:
     return (docs, starts) if len(docs) == len(starts) else None
 
 
-def _plain_typed(ryml: Any, text: str, emitted: str) -> bool:
+def _plain_typed(text: str, emitted: str) -> bool:
     """Whether a string of the JSON that YAML 1.1 would type may be a plain scalar of the
     text, or not the text's own. Each must be written quoted in the text, and where
     rapidyaml too would keep it as text were it plain (``yes``, ``0x1F``; not ``3``,
@@ -131,7 +131,7 @@ def _plain_typed(ryml: Any, text: str, emitted: str) -> bool:
     if len(typed) > _FEW or not _REWRITTEN.isdisjoint(typed) or not all(
             f'"{word}"' in text or f"'{word}'" in text for word in typed):
         return True
-    plain = [word for word in typed if _kept_as_text(ryml, word)]
+    plain = [word for word in typed if _kept_as_text(word)]
     if not plain:
         return False
     written = "|".join(map(re.escape, sorted(plain, key=len, reverse=True)))
@@ -140,10 +140,11 @@ def _plain_typed(ryml: Any, text: str, emitted: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _kept_as_text(ryml: Any, word: str) -> bool:
+def _kept_as_text(word: str) -> bool:
     """Whether rapidyaml writes the plain scalar ``word`` as a JSON string (as it does
     wherever the scalar is a value: block or flow, item or mapping value)."""
-    tree = _parsed(ryml, f"- {word}\n".encode())
+    import ryml  # read() imported it, or returned
+    tree = _parsed(f"- {word}\n".encode())
     return tree is None or f'"{word}"' in ryml.emit_json_malloc(tree, tree.root_id())
 
 
@@ -162,10 +163,11 @@ def spans(text: str) -> list[tuple[int, int]]:
     return list(zip(starts, lines))
 
 
-def _parsed(ryml: Any, data: bytes) -> Any:
+def _parsed(data: bytes) -> Any:
     """rapidyaml's tree of ``data``; None where it refuses what libyaml accepts (it has such
     gaps: PyYAML then reads the text). It prints why to standard error before it raises, as
     if the user's file were broken: while it parses, descriptor 2 is the null device."""
+    import ryml  # read() imported it, or returned
     sys.stderr.flush()
     try:
         saved = os.dup(2)
