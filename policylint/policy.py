@@ -22,7 +22,7 @@ from .model import KEY, Ref
 from .registry import all_rules, find
 from .rule import Rule
 from .schema import Schema, format_path
-from .sources import display_name
+from .sources import display_name, unsaved
 from .sources.document import Document, ParseError, SourceFile
 from .sources.schemas import validator
 
@@ -127,22 +127,39 @@ class CompiledPolicy:
 
 
 class WorkingTree:
-    """Policy files as they are on disk."""
+    """Policy files as they are on disk, or as an editor holds them unsaved
+    (``sources.unsaved``: ``policylint server`` judges by the policy being typed, as it
+    does by a cluster file being typed)."""
 
     def is_file(self, path: Path) -> bool:
+        if _unsaved(path) is not None:
+            return True
         try:
             return path.is_file()
         except OSError:  # a name the file system cannot hold
             return False
 
     def read_bytes(self, path: Path) -> bytes:
+        held = _unsaved(path)
+        if held is not None:
+            return held.encode("utf-8", "surrogatepass")
         from .writes import read_regular
         return read_regular(str(path))
 
     def read(self, path: Path) -> SourceFile:
         """A policy file, read as any input is (a regular file, bounded, UTF-8, not empty)."""
-        from .sources import read
+        from .sources import decode, read
+        held = _unsaved(path)
+        if held is not None:
+            return decode(display_name(path), held.encode("utf-8", "surrogatepass"),
+                          path.suffix)
         return read(path, 2**24)
+
+
+def _unsaved(path: Path) -> str | None:
+    """The editor's unsaved text of the file at ``path``, if it has one."""
+    held = unsaved.get()
+    return held.get(os.path.abspath(path)) if held else None
 
 
 class GitTree:

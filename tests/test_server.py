@@ -307,3 +307,63 @@ async def test_typing_in_a_cluster_file_answers_the_open_documents_then_every_fi
             assert ("PL203" in {d.code for d in await other}) == expected  # 5 > 4 brokers
     finally:
         (workspace / "topics/closed.yaml").unlink()
+
+
+@pytest.mark.asyncio
+async def test_typing_in_the_policy_judges_the_open_documents_by_it(client, workspace):
+    """The policy being typed judges as a cluster file being typed does: by its unsaved
+    text. A policy that cannot be used is said on the policy file, where it is wrong (not
+    in a window); closed unsaved, the open documents are judged by the file on disk
+    again."""
+    policy = workspace / ".policylint.yaml"
+    written = "extends: default\nrules:\n  PL301:\n    severity: {}\n"
+    policy.write_text(written.format("warning"))
+    try:
+        uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+
+        async def severity() -> types.DiagnosticSeverity:
+            return next(d.severity for d in await waiting if d.code == "PL301")
+        waiting = _diagnostics(client, uri)
+        assert await severity() == types.DiagnosticSeverity.Warning
+        waiting = _diagnostics(client, uri)
+        policy_uri = _open(client, policy, written.format("warning"))
+        assert await severity() == types.DiagnosticSeverity.Warning
+
+        def change(version: int, text: str) -> None:
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=policy_uri,
+                                                                    version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        waiting = _diagnostics(client, uri)
+        change(2, written.format("error"))
+        assert await severity() == types.DiagnosticSeverity.Error  # the unsaved policy's
+        assert policy.read_text() == written.format("warning")
+
+        refused = _diagnostics(client, policy_uri)
+        change(3, written.format("bogus"))
+        [said] = await refused
+        assert (said.range.start.line, said.range.start.character) == (3, 14)
+        assert said.range.end.character == len("    severity: bogus")
+        assert said.message.startswith('rules.PL301.severity: the string "bogus" must be')
+        assert client.versions[policy_uri] == 3 and not client.messages
+
+        waiting, cleared = _diagnostics(client, uri), _diagnostics(client, policy_uri)
+        change(4, written.format("error"))
+        assert await severity() == types.DiagnosticSeverity.Error
+        assert not await cleared
+
+        waiting = _diagnostics(client, uri)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=policy_uri)))
+        assert await severity() == types.DiagnosticSeverity.Warning  # the disk's again
+
+        policy.write_text(written.format("bogus"))  # not open: said in a window
+        waiting = _diagnostics(client, uri)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=policy_uri, type=types.FileChangeType.Changed)]))
+        assert not await waiting
+        [shown] = client.messages
+        assert shown.type == types.MessageType.Error and shown.message.startswith(
+            "policylint: policy ") and ".policylint.yaml:4:15: rules.PL301" in shown.message
+    finally:
+        policy.unlink()

@@ -5,6 +5,7 @@ diagnostics, their fixes and suppressions as code actions, and the editor's sett
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ FIX_ALL = "source.fixAll.policylint"
 
 
 _SEVERITY = {"error": 1, "warning": 2, "note": 3}
+#: where a policy's refusal names its place: ``policy NAME:LINE:COLUMN: why``
+_LOCATED = re.compile(r"(\d+):(\d+): ")
 
 
 def settings(raw: Any) -> tuple[dict, float | None]:
@@ -86,6 +89,25 @@ def diagnostics(linted: Linted, types: Any, with_related: bool = True) -> list:
             related_information=related if related and with_related else None,
             data={"finding": i}))
     return sorted(out, key=lambda d: (d.range.start.line, d.range.start.character))
+
+
+def refusal(said: str, linted: Linted, types: Any) -> list:
+    """A refused policy's one-line reason (``policy NAME:LINE:COLUMN: why``, or ``policy
+    NAME: why``) as a diagnostic of the file it names, when that is ``linted``'s (an open
+    policy file: its name, the editor's text), from its place to its line's end; else
+    none."""
+    head = f"policy {linted.name}:"
+    if not said.startswith(head):
+        return []
+    located = _LOCATED.match(said, len(head))
+    line, column = (int(located[1]), int(located[2])) if located else (1, 1)
+    lines = linted.text.splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return [types.Diagnostic(
+        range=types.Range(types.Position(line - 1, _column(text, column)),
+                          types.Position(line - 1, _column(text, len(text) + 1))),
+        message=said[located.end() if located else len(head):].strip(), source="policylint",
+        severity=types.DiagnosticSeverity.Error)]
 
 
 def _location(where: dict, types: Any) -> Any:

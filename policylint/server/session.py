@@ -15,7 +15,9 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from . import help as config_help
-from .answers import FIX_ALL, code_actions, diagnostics, fix_all, related, settings
+from ..sources import display_name
+from .answers import FIX_ALL, code_actions, diagnostics, fix_all, refusal, related, \
+    settings
 from .workspace import Linted, Workspace
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
@@ -86,6 +88,7 @@ class Session:
         self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
         self.finishing = False  # a judgement of the folder's other files is scheduled
         self.edits = 0  # the changes of text so far
+        self.unsaved: set[str] = set()  # open documents changed since opened or saved
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -152,13 +155,14 @@ class Session:
             return
         texts = self.open_texts(ls)
         texts[path] = document.source
-        others: dict = {}
         try:  # the open documents first; the folder's other files when judged whole (rest)
             linted, others = self.workspace().lint(path, texts, edited, set(texts))
         except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
-            ls.window_show_message(types.ShowMessageParams(
-                types.MessageType.Error, f"policylint: {str(exc).splitlines()[0]}"))
             linted = Linted(path, document.source, None)
+            self.linted[uri] = (document.version, linted)
+            if self.refused(ls, str(exc).splitlines()[0]) != uri:
+                self.show(ls, uri, None)
+            return
         self.linted[uri] = (document.version, linted)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version,
@@ -174,6 +178,26 @@ class Session:
             self.finishing = True
             asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
                                                   self.edits)
+
+    def refused(self, ls: LanguageServer, said: str) -> str | None:
+        """Says why the lint could not run (a broken policy): on the open policy file it
+        names, where it names it (typing a policy is answered there, not by a window), else
+        in a message window. The URI it was shown on, if any."""
+        for uri, document in list(ls.workspace.text_documents.items()):
+            path = to_fs_path(uri)
+            if path is None:
+                continue
+            found = next((shown for name in {display_name(path),
+                                             display_name(os.path.realpath(path))}
+                          if (shown := refusal(said, Linted(name, document.source, None),
+                                               types))), None)
+            if found:
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=uri, version=document.version, diagnostics=found))
+                return uri
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,
+                                                       f"policylint: {said}"))
+        return None
 
     def finish(self, ls: LanguageServer, uri: str, edits: int) -> None:
         """The folder's other files, judged whole on the model the edits since have kept
@@ -221,9 +245,11 @@ class Session:
     async def did_change(self, ls: LanguageServer,
                          params: types.DidChangeTextDocumentParams) -> None:
         self.edits += 1
+        self.unsaved.add(params.text_document.uri)
         await self.later(ls, params.text_document.uri, params.text_document.version)
 
     def did_save(self, ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        self.unsaved.discard(params.text_document.uri)
         path = to_fs_path(params.text_document.uri)
         if path is not None and os.path.abspath(path) in self.workspace().clusters:
             self.workspace().forget(path)
@@ -232,12 +258,16 @@ class Session:
             self.publish(ls, params.text_document.uri)
 
     def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        self.linted.pop(params.text_document.uri, None)
-        path = to_fs_path(params.text_document.uri)
+        uri = params.text_document.uri
+        self.linted.pop(uri, None)
+        path = to_fs_path(uri)
         if path is not None:  # its unsaved text is gone: the file on disk is read again
             self.workspace().forget(path)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=params.text_document.uri, diagnostics=[]))
+            uri=uri, diagnostics=[]))
+        if uri in self.unsaved:  # changes closed unsaved (a policy's, a cluster's) judged
+            self.unsaved.discard(uri)  # the other files: judged again by the disk's text
+            self.republish(ls)
 
     def watched(self, ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
