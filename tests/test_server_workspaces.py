@@ -263,3 +263,46 @@ async def test_completion_items_replace_what_is_typed(client, workspace):
     assert item.text_edit.new_text == "segment.bytes: "
     assert (item.text_edit.range.start.character, item.text_edit.range.end.character) == (4, 8)
     assert "retention.ms" not in {i.label for i in found.items}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "policylint", "server"]))
+async def watching(lsp_client: LanguageClient, workspace: Path):
+    """A client that lets the server register which files it watches (as VS Code does)."""
+    lsp_client.registered = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(client: LanguageClient, params: types.RegistrationParams) -> None:
+        client.registered += params.registrations
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                dynamic_registration=True))),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 0}))
+    _counted(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_policy_in_pyproject_changed_on_disk_judges_again(watching, workspace):
+    """The server watches pyproject.toml beside the inputs (a ``[tool.policylint]`` table is
+    a policy) and .gitignore (what a walk reads): a change the editor reports is judged."""
+    uri = _open(watching, workspace / "topics/orders.yaml", TOPIC)
+    assert "PL301" in {d.code for d in await _diagnostics(watching, uri)}
+    [registration] = watching.registered
+    patterns = {w["globPattern"] for w in registration.register_options["watchers"]}
+    assert {"**/*.{yaml,yml,json,tf}", "**/{pyproject.toml,.gitignore}"} == patterns
+    pyproject = workspace / "pyproject.toml"
+    pyproject.write_text('[tool.policylint]\nextends = "default"\n'
+                         '[tool.policylint.rules.PL301]\nenabled = false\n')
+    try:
+        waiting = _diagnostics(watching, uri)
+        watching.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Created)]))
+        assert "PL301" not in {d.code for d in await waiting}
+    finally:
+        pyproject.unlink()

@@ -134,12 +134,14 @@ class Session:
         self._workspace = Workspace([f for f in folders if f], self.options)
         watch = ls.client_capabilities.workspace
         watch = watch.did_change_watched_files if watch is not None else None
-        if watch is not None and watch.dynamic_registration:  # cluster files edited elsewhere
+        if watch is not None and watch.dynamic_registration:  # files edited elsewhere: the
+            # inputs, a policy in pyproject.toml, what git ignores
             ls.client_register_capability(types.RegistrationParams(registrations=[
                 types.Registration(
                     id="policylint-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                     register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                        types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,tf}")]))]))
+                        types.FileSystemWatcher(glob_pattern=pattern) for pattern in (
+                            "**/*.{yaml,yml,json,tf}", "**/{pyproject.toml,.gitignore}")]))]))
 
     def open_texts(self, ls: LanguageServer) -> dict[str, str]:
         """The editor's unsaved text of each open file, by path."""
