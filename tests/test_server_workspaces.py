@@ -306,3 +306,29 @@ async def test_a_policy_in_pyproject_changed_on_disk_judges_again(watching, work
         assert "PL301" not in {d.code for d in await waiting}
     finally:
         pyproject.unlink()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "policylint", "server"]))
+async def relative(lsp_client: LanguageClient, workspace: Path):
+    """A client whose ``policy`` setting is a path relative to the workspace folder; the
+    server runs elsewhere (its working directory is the test run's)."""
+    (workspace / "team").mkdir()
+    (workspace / "team/policy.yaml").write_text(
+        "extends: default\nrules:\n  PL209:\n    enabled: false\n")
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 0, "policy": "team/policy.yaml"}))
+    _counted(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_relative_policy_setting_is_the_workspace_folders(relative, workspace):
+    assert not (Path.cwd() / "team/policy.yaml").exists()
+    uri = _open(relative, workspace / "topics/orders.yaml", TOPIC)
+    codes = {d.code for d in await _diagnostics(relative, uri)}
+    assert "PL301" in codes and "PL209" not in codes and not relative.messages

@@ -5,6 +5,7 @@ Pure functions of a line of text and a release: no editor, no protocol."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 from .. import kafka_configs
@@ -48,14 +49,15 @@ def code_at(line: str, column: int) -> Key | None:
     return None
 
 
-def rule_hover(code: str, policy: str | None = None) -> str | None:
-    """Markdown of a rule: its code, name, severity, summary and page."""
+def rule_hover(code: str, policy: str | None = None, start: Path | None = None) -> str | None:
+    """Markdown of a rule: its code, name, severity, summary and page; a policy's own rule
+    from ``policy``, else from the policy found from ``start`` (a folder)."""
     from ..registry import all_rules
     rule = all_rules().get(code)
     if rule is None:  # one of the policy's own (cel_rules)
         from .. import policy as policies
         try:
-            rule = policies.load(policy).find(code)
+            rule = policies.load(policy, start).find(code)
         except Exception:  # a broken policy: its own message says so elsewhere
             rule = None
     if rule is None:

@@ -314,7 +314,9 @@ class Session:
             return None
         code = config_help.code_at(lines[row].rstrip("\r\n"), params.position.character)
         if code is not None:  # a suppression comment's code, a policy's rules: key
-            text = config_help.rule_hover(code.key, self.workspace().options.get("policy"))
+            path = to_fs_path(params.text_document.uri) or ""
+            text = config_help.rule_hover(code.key, self.workspace().options_of(path).get(
+                "policy"), Path(path).parent)
             return None if text is None else types.Hover(
                 contents=types.MarkupContent(types.MarkupKind.Markdown, text),
                 range=types.Range(types.Position(row, code.start), types.Position(row, code.end)))

@@ -58,6 +58,16 @@ class Workspace:
         #: while that file alone is edited
         self.weighed: tuple = (None, None, None)
 
+    def options_of(self, path: str) -> dict:
+        """The settings as they apply to ``path``: a relative ``policy`` or ``baseline``
+        file is its workspace folder's (``~`` the home), as ruff's server reads its
+        configuration path; outside every folder, the working directory's."""
+        root, options = self.root_of(os.path.abspath(path)), dict(self.options)
+        for key in ("policy", "baseline"):
+            if options.get(key):
+                options[key] = os.path.join(root or "", os.path.expanduser(options[key]))
+        return options
+
     @property
     def of_root(self) -> dict[str, list[str]]:
         """Each folder's own cluster files (found when first asked: a folder's first lint
@@ -176,7 +186,7 @@ class Workspace:
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with _uncollected():
-                settings = resolve(paths, **self.options)
+                settings = resolve(paths, **self.options_of(paths[0]))
                 inputs = load(paths, settings)
                 result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
                                else weighed(inputs, settings, judged))
