@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from functools import cached_property
 from typing import Any, Iterable, NamedTuple
 
 from msgspec import Struct, field
@@ -66,7 +67,7 @@ class Context(Questions, Struct):
     _views: dict[Any, dict] = field(default_factory=dict)
 
 
-class Result(Struct):
+class Result(Struct, dict=True):
     findings: list[Finding]
     files: int
     unchecked: dict[str, int]
@@ -76,13 +77,19 @@ class Result(Struct):
     baseline: dict[str, int] | None = None
     #: the files read, as shown (a report must not replace one of them)
     read: list[str] = field(default_factory=list)
-    #: each subject a rule could not check: rule, file, line, topic, the input it needs
-    unchecked_subjects: list[dict] = field(default_factory=list)
+    #: the subjects rules could not check (``unchecked_subjects`` says them)
+    unchecked_by: Unchecked | None = None
     #: (declaration, its group, its context) of each topic, for ``-v`` to say what it was
     #: judged against (``linter.placed``): said only when asked
     placed: list[tuple] = field(default_factory=list)
     #: which policy judged, and where it was read from (``-v`` says it)
     policy: str = ""
+
+    @cached_property
+    def unchecked_subjects(self) -> list[dict]:
+        """Each subject a rule could not check: rule, file, line, topic, the input it needs;
+        located when first asked (an edit in the editor does not ask)."""
+        return self.unchecked_by.located() if self.unchecked_by is not None else []
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -176,8 +183,7 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [],
-                  unchecked_subjects=unchecked.located() if isinstance(unchecked, Unchecked)
-                  else [])
+                  unchecked_by=unchecked if isinstance(unchecked, Unchecked) else None)
 
 
 class PlanFix:

@@ -43,7 +43,7 @@ EDITS = [
     (topic(name="zz-last") + "---\n" + topic(name="late", rf=1, isr=1), True),
     (topic(rf="three"), True),  # PL101: a value of the wrong type
     (topic(cluster="nowhere"), False),  # PL118: a cluster none of the inputs describe
-    (topic(isr=1), False),  # back on a cluster: its PL118 may have stood for others too
+    (topic(isr=1), True),  # back on a cluster: its PL118 stood for its topic alone
     (topic(isr=3), True),
     ("kind: [unclosed\n", False),  # PL100: YAML that does not parse
     (topic(rf=2) + "---\n" + (EXAMPLES / "gitops/kafka.yaml").read_text(), False),  # a Kafka
@@ -173,3 +173,70 @@ def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
                 (others[os.path.abspath(name)].result.findings
                  if os.path.abspath(name) in others else [])
             assert _shown(mine, name) == _shown(whole.findings, name), (brokers, isr, name)
+
+
+def _every_file(findings) -> dict[str, list[tuple]]:
+    """Each file's findings, with the topics each stands for (where they are written)."""
+    found: dict[str, list[tuple]] = {}
+    for f in findings:
+        subjects = tuple(tuple(sorted(s.items())) for s in f.subjects or ())
+        found.setdefault(f.file, []).append((f.rule, f.line, f.column, f.message, subjects))
+    return {file: sorted(rows) for file, rows in found.items()}
+
+
+#: edits of topics/edited.yaml whose topics name a cluster the folder does not describe
+#: (PL118: one finding for them all, at the first, in topics/a.yaml), and whether each can
+#: be judged alone: not when the finding at the first changes (a topic's name, how many
+#: there are, where one is written)
+UNDESCRIBED = [
+    (topic(cluster="elsewhere", isr=4), True),  # PL301
+    (topic(cluster="elsewhere", isr=1), True),
+    (topic(name="renamed", cluster="elsewhere"), False),  # the first's message names it
+    ("# moved a line down\n" + topic(name="renamed", cluster="elsewhere"), False),
+    ("# moved a line down\n" + topic(name="renamed", cluster="elsewhere", isr=3), True),
+    (topic(name="renamed"), False),  # on the folder's cluster: one topic fewer elsewhere
+    (topic(name="renamed", isr=5), True),
+    (topic(name="renamed", cluster="elsewhere"), False),  # back
+    (topic(name="renamed", cluster="yet-another"), False),  # a cluster of its own
+    (topic(name="renamed", cluster="yet-another", isr=1), True),  # its own PL118, here
+]
+
+
+def test_an_edit_among_topics_of_an_undescribed_cluster_leaves_every_file_as_a_lint_does(
+        folder, monkeypatch):
+    """Every file's findings, those published before for the files not judged again and
+    the edited file's now, are those of a whole lint over the same texts, whichever file
+    holds the one PL118 finding."""
+    monkeypatch.chdir(folder)
+    for name in ("a", "edited", "z"):
+        path = folder / f"topics/{name}.yaml"
+        path.write_text(path.read_text().replace("prod-eu-1", "elsewhere"))
+    space = Workspace([str(folder)])
+    shown: dict[str, list[tuple]] = {}
+    alone = 0
+    for edited, edits in (("topics/edited.yaml", UNDESCRIBED),
+                          ("topics/a.yaml", [(topic(name="first", cluster="elsewhere",
+                                                    isr=isr), True) for isr in (4, 1)])):
+        path = str(folder / edited)
+        linted, _ = space.lint(path, {path: open(path).read()})
+        shown = _every_file(linted.result.findings)
+        for text, judged_alone in edits:
+            linted, others = space.lint(path, {path: text}, edited=True)
+            assert (others is None) == judged_alone, text
+            alone += others is None
+            found = _every_file(linted.result.findings)
+            if others is None:  # the edited file's findings; the others' as published
+                shown = {**{f: rows for f, rows in shown.items() if f != edited},
+                         **({edited: found[edited]} if edited in found else {})}
+            else:
+                shown = found
+            held = unsaved.set({os.path.abspath(path): text})
+            try:
+                whole = lint([str(folder)])
+            finally:
+                unsaved.reset(held)
+            assert shown == _every_file(whole.findings), text
+            assert any(r[0] == "PL118" for rows in shown.values() for r in rows)
+        (folder / edited).write_text(edits[-1][0])  # saved: the next file's edits follow
+        space.forget(path)
+    assert alone == sum(a for _, a in UNDESCRIBED) + 2

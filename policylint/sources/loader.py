@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterable
 from pathlib import Path
 
 from msgspec import structs
@@ -131,7 +132,6 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
             groups[key] = Group(cluster, label, scope)
         return groups[key]
 
-    missing: dict[tuple, list[TopicSpec]] = {}  # a cluster none of the inputs describe
     for spec in inputs.manifests:
         cluster, unknown, scope = placement.of_manifest(spec)
         if cluster is not None and cluster.contested:  # which of its two? neither
@@ -139,23 +139,8 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
             contested.unplaced_by = "PL121"
             contested.manifests.append(spec)
             continue
-        if unknown is not None:
-            missing.setdefault((unknown, scope), []).append(spec)
         group(cluster, unknown, scope).manifests.append(spec)
-    for (unknown, _), specs in missing.items():  # one cause: one finding, at the first
-        names = [spec.name for spec in specs]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        they = f"topic {names[0]} names" if len(names) == 1 else \
-            f"{len(names)} topics ({shown}) name"
-        finding = source_finding(
-            "PL118", f"{they} cluster {unknown}, which is none of the clusters among the "
-            f"inputs ({placement.names()}): rules that need its cluster skip "
-            f"{'it' if len(names) == 1 else 'them'}; lint with that cluster's Kafka resource "
-            "or snapshot", specs[0].doc.source.name, at=specs[0].where("cluster"))
-        finding.topic = names[0] if len(names) == 1 else None
-        if len(names) > 1:
-            finding.subjects = [_subject(spec, spec.where("cluster")) for spec in specs]
-        inputs.findings.append(finding)
+    inputs.findings += _unknown_clusters(groups.values(), placement)
     for plan in inputs.plans:
         cluster = placement.of_file(plan.doc.source.name)
         if cluster is None and clusters:
@@ -194,26 +179,75 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     groups = []
     for group in inputs.groups:
         kept = _less(group.manifests, name)
-        if len(kept) != len(group.manifests) and group.label is not None:
-            return None  # its topics named a cluster none of the inputs describe (PL118)
+        if len(kept) != len(group.manifests) and group.unplaced_by == "PL121":
+            return None  # a cluster described twice (PL121)
         groups.append(structs.replace(group, manifests=kept))
     joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
     for spec in alone.manifests:
         cluster, unknown, scope = inputs.placement.of_manifest(spec)
-        at = next((i for i, g in enumerate(groups) if g.label is None and (
+        at = next((i for i, g in enumerate(groups) if g.label == unknown and (
             g.cluster is cluster if cluster is not None else
             g.cluster is None and g.scope == scope)), None)
-        if unknown is not None or at is None or cluster is not None and cluster.contested:
-            return None
+        if at is None or cluster is not None and cluster.contested:
+            return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
     order = {file: i for i, file in enumerate(inputs.files)}
     for at, specs in joining.items():
         _insert(groups[at].manifests, specs, order, name)
+    # a cluster none of the inputs describe: one finding for all its topics, at the first,
+    # which is the file's own or stays as it was in the file that holds it
+    before = [f for f in inputs.findings if f.rule == "PL118"]
+    unknown = _unknown_clusters(groups, inputs.placement, _subjects(inputs.groups, before))
+    if _elsewhere(unknown, name) != _elsewhere(before, name):
+        return None
     manifests = _less(inputs.manifests, name)
     _insert(manifests, alone.manifests, order, name)
     return structs.replace(
         inputs, groups=groups, manifests=manifests,
-        findings=[f for f in inputs.findings if f.file != name] + alone.findings)
+        findings=[f for f in inputs.findings if f.file != name and f.rule != "PL118"]
+        + unknown + alone.findings)
+
+
+def _elsewhere(findings: list, name: str) -> list[tuple]:
+    """What the findings say outside the file ``name`` (where: the same topic's place)."""
+    return [(f.file, f.message, f.subjects) for f in findings if f.file != name]
+
+
+def _subjects(groups: list[Group], findings: list) -> dict[int, dict]:
+    """The located subject of each topic (by ``id``) of the PL118 ``findings`` that
+    ``_unknown_clusters`` made of ``groups``: an unchanged file's are not located again."""
+    unplaced = [g.manifests for g in groups
+                if g.label is not None and g.unplaced_by == "PL118" and g.manifests]
+    return {id(spec): subject for specs, finding in zip(unplaced, findings)
+            for spec, subject in zip(specs, finding.subjects or ())}
+
+
+def _unknown_clusters(groups: Iterable[Group], placement: Placement,
+                      located: dict[int, dict] | None = None) -> list:
+    """PL118: for each cluster that topics name and none of the inputs describe, one
+    finding (one cause) at the first of them. ``located``: topics' subjects known already
+    (``_subjects``)."""
+    located = located or {}
+    found = []
+    for group in groups:
+        specs = group.manifests
+        if group.label is None or group.unplaced_by != "PL118" or not specs:
+            continue
+        names = [spec.name for spec in specs]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        they = f"topic {names[0]} names" if len(names) == 1 else \
+            f"{len(names)} topics ({shown}) name"
+        finding = source_finding(
+            "PL118", f"{they} cluster {group.label}, which is none of the clusters among the "
+            f"inputs ({placement.names()}): rules that need its cluster skip "
+            f"{'it' if len(names) == 1 else 'them'}; lint with that cluster's Kafka resource "
+            "or snapshot", specs[0].doc.source.name, at=specs[0].where("cluster"))
+        finding.topic = names[0] if len(names) == 1 else None
+        if len(names) > 1:
+            finding.subjects = [located.get(id(spec)) or _subject(spec, spec.where("cluster"))
+                                for spec in specs]
+        found.append(finding)
+    return found
 
 
 def _less(specs: list[TopicSpec], name: str) -> list[TopicSpec]:
