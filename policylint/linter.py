@@ -3,6 +3,7 @@ reads, then ``judge`` it, both by one ``settings.Settings`` value."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 from typing import Any
@@ -87,15 +88,50 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
 def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     """What the subjects of every file but ``besides`` weigh in the rules that weigh
     others (``engine.weigh``): what ``judge`` of ``besides`` alone is given."""
-    runs, _ = _runs(inputs, settings, Unchecked(), lambda name: name not in besides)
+    runs, _ = _runs(inputs, settings, None, lambda name: name not in besides)
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
 
 
-def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked,
+def gathered(inputs: Inputs, settings: Settings, name: str, others: Weighed) -> list:
+    """The values the file ``name``'s subjects inherit that a whole run reports as one
+    finding at the value (``Finding.cause``: every subject that inherits it breaks the
+    rule), with ``others``, what the other files' subjects weigh (``weighed``): that finding
+    lives in another file, and names this file's subjects."""
+    runs, _ = _runs(inputs, settings, None, name.__eq__)
+    mine = weigh(runs, list(settings.rules), settings.policy, settings.today)
+    return sorted((c for c, n in mine.inheritors.items()
+                   if mine.breaking[c] + others.breaking[c] >= n + others.inheritors[c]),
+                  key=repr)
+
+
+def said_together(inputs: Inputs, settings: Settings, besides: str) -> list[tuple]:
+    """What the rules that judge the files together say of every file but ``besides`` (a
+    topic two files declare: PL117 at the second), as they find it: an edit of that file
+    judged alone leaves the others' findings as they were only where this does not
+    change."""
+    together = [r for r in settings.rules if "run" in r.reads.targets]
+    if not together:
+        return []
+    options = settings.policy.compile(together, settings.today or dt.date.today()).options
+    said = []
+    for ctx, _ in _runs(inputs, settings, None)[0]:
+        for rule in together:
+            for f in rule.check_all((ctx,), ctx, options[rule.code]):
+                doc, path = f.at if f.at is not None else (None, None)
+                if doc is None or doc.source.name != besides:
+                    said.append((f.rule, f.message, doc and doc.source.name,
+                                 doc and doc.index, repr(path)))
+    return sorted(said)
+
+
+def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
           which: Any = None) -> tuple[list[tuple], list[tuple]]:
     """(context, targets) of each group, the targets of the files ``which(name)`` takes
-    (None: all); and (manifest, group, context) of every manifest."""
+    (None: all), what they leave unchecked counted in ``unchecked`` (None: not asked);
+    and (manifest, group, context) of every manifest."""
     runs, placed = [], []
+    counted = unchecked is not None
+    unchecked = unchecked if counted else Unchecked()
     for group in inputs.groups:
         cluster_ = group.cluster
         ctx = Context(policy=settings.policy, profile=cluster_.profile if cluster_ else None,
@@ -105,10 +141,11 @@ def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked,
                       changes=group.changes)
         if settings.base is not None:
             ctx.base, ctx.base_ref = group.base, settings.base
-        if group.label is not None:  # PL118, PL121: checked without their cluster
-            for spec in group.manifests:
-                unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
-                              f"its cluster {group.label} among the inputs")
+        if group.label is not None and counted:  # PL118, PL121: checked
+            for spec in group.manifests:  # without their cluster
+                if which is None or which(spec.doc.source.name):
+                    unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
+                                  f"its cluster {group.label} among the inputs")
         targets = group.targets()
         if which is not None:
             targets = {kind: [t for t in items if t.doc is None or which(t.doc.source.name)]

@@ -40,7 +40,12 @@ def topic(name="edited", cluster="prod-eu-1", rf=3, isr=2) -> str:
 EDITS = [
     (topic(isr=4), True),  # PL301: min.insync.replicas above RF
     (topic(name="first"), True),  # PL117: a topic another file declares first
-    (topic(name="zz-last") + "---\n" + topic(name="late", rf=1, isr=1), True),
+    # topics/z.yaml declares it too: its PL117 (the second) comes, and names this file
+    (topic(name="zz-last") + "---\n" + topic(name="late", rf=1, isr=1), False),
+    (topic(name="zz-last", isr=3) + "---\n" + topic(name="late", rf=1, isr=1), True),
+    ("# a line\n" + topic(name="zz-last", isr=3), False),  # z.yaml's PL117 names line 5
+    (topic(name="zz-last", rf=1, isr=1), False),  # and again line 4; "late" went
+    (topic(name="late"), False),  # z.yaml's PL117 goes
     (topic(rf="three"), True),  # PL101: a value of the wrong type
     (topic(cluster="nowhere"), False),  # PL118: a cluster none of the inputs describe
     (topic(isr=1), True),  # back on a cluster: its PL118 stood for its topic alone
@@ -71,23 +76,40 @@ def _shown(findings, name) -> list[tuple]:
 
 def test_each_edit_finds_what_a_whole_lint_finds(folder, monkeypatch):
     monkeypatch.chdir(folder)
-    path = str(folder / "topics/edited.yaml")
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", EDITS) == \
+        sum(a for _, a in EDITS)
+
+
+def _edited_as_a_lint_finds(folder: Path, edited: str, edits: list) -> int:
+    """Makes ``edits`` of the file ``edited`` (each text, and whether it can be judged
+    alone); after each, every file's findings (those published before for the files not
+    judged again, the edited file's now) must be those of a whole lint over the same
+    texts. How many were judged alone."""
     space = Workspace([str(folder)])
-    space.lint(path, {path: topic()})
-    alone = 0
-    for text, judged_alone in EDITS:
+    path = str(folder / edited)
+    linted, _ = space.lint(path, {path: open(path).read()})
+    shown, alone = _every_file(linted.result.findings), 0
+    for text, judged_alone in edits:
         linted, others = space.lint(path, {path: text}, edited=True)
-        alone += others is None
         assert (others is None) == judged_alone, text
+        alone += others is None
+        # a file none of policylint's kinds has no result of its own; the folder's is the
+        # others'
+        result = linted.result or next((o.result for o in (others or {}).values()), None)
+        found = _every_file(result.findings if result is not None else [])
+        if others is None:  # the edited file's findings; the others' as published
+            shown = {**{f: rows for f, rows in shown.items() if f != edited},
+                     **({edited: found[edited]} if edited in found else {})}
+        else:
+            shown = found
         held = unsaved.set({os.path.abspath(path): text})
         try:
             whole = lint([str(folder)])
         finally:
             unsaved.reset(held)
-        found = _shown(linted.result.findings, "topics/edited.yaml") \
-            if linted.result is not None else []
-        assert found == _shown(whole.findings, "topics/edited.yaml"), text
-    assert alone == sum(a for _, a in EDITS)
+        assert shown == _every_file(whole.findings), text
+    (folder / edited).write_text(edits[-1][0])  # saved: the edits of another file follow
+    return alone
 
 
 def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypatch):
@@ -106,37 +128,29 @@ def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypat
 def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder, monkeypatch):
     """min.insync.replicas left to the cluster (2): one finding at the cluster's setting when
     every topic that inherits it breaks PL301, else each its own. An edit judged alone
-    weighs the other files' topics as a whole lint does, whichever file is edited."""
+    weighs the other files' topics as a whole lint does, whichever file is edited; one
+    that gathers the findings at the cluster's setting, or parts them, changes other files'
+    (the cluster file's, the other topic's): the folder is judged again."""
     monkeypatch.chdir(folder)
     inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
-    path, other = str(folder / "topics/edited.yaml"), str(folder / "topics/a.yaml")
-    (folder / "topics/a.yaml").write_text(inheriting.format(name="first", cluster="prod-eu-1",
-                                                            rf=3, isr=0))
-    space = Workspace([str(folder)])
-    space.lint(path, {path: topic()})
-    for edited, text in [(path, inheriting.format(name="edited", cluster="prod-eu-1", rf=1,
-                                                  isr=0)),
-                         (other, inheriting.format(name="first", cluster="prod-eu-1", rf=1,
-                                                   isr=0)),
-                         (path, inheriting.format(name="edited", cluster="prod-eu-1", rf=3,
-                                                  isr=0)),
-                         (other, inheriting.format(name="first", cluster="prod-eu-1", rf=3,
-                                                   isr=0))]:
-        texts = {edited: text}
-        linted, others = space.lint(edited, texts, edited=True)
-        assert others is None  # judged alone
-        held = unsaved.set({os.path.abspath(edited): text})
-        try:
-            whole = lint([str(folder)])
-        finally:
-            unsaved.reset(held)
-        name = os.path.relpath(edited, folder)
-        assert _shown(linted.result.findings, name) == _shown(whole.findings, name), text
-        if os.path.exists(edited):
-            (folder / name).write_text(text)  # as saved: the next edit is of another file
-            space.forget(edited)
-            space.lint(edited, {edited: text})
 
+    def text(name: str, rf: int, partitions: int = 6) -> str:
+        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
+            "partitions: 6", f"partitions: {partitions}")
+    (folder / "topics/a.yaml").write_text(text("first", 3))
+    steps = [
+        ("topics/edited.yaml", [(text("edited", 1), True), (text("edited", 3), True)]),
+        ("topics/a.yaml", [(text("first", 1), True), (text("first", 3), True)]),
+        ("topics/edited.yaml", [(text("edited", 1), True)]),  # the one that breaks it
+        ("topics/a.yaml", [(text("first", 1), False),  # both: one finding, at kafka.yaml
+                           (text("first", 1, 12), False),  # still there, naming it
+                           (text("first", 3), False),  # parted again
+                           (text("first", 3, 12), True),
+                           (text("first", 1), False)]),  # and gathered, as saved
+    ]
+    for edited, edits in steps:
+        assert _edited_as_a_lint_finds(folder, edited, edits) == sum(a for _, a in edits)
+    assert "kafka.yaml" in {f.file for f in lint([str(folder)]).findings if f.rule == "PL301"}
 
 def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
     """Each edit of the cluster file reads the folder again: every file's findings are a
@@ -211,32 +225,9 @@ def test_an_edit_among_topics_of_an_undescribed_cluster_leaves_every_file_as_a_l
     for name in ("a", "edited", "z"):
         path = folder / f"topics/{name}.yaml"
         path.write_text(path.read_text().replace("prod-eu-1", "elsewhere"))
-    space = Workspace([str(folder)])
-    shown: dict[str, list[tuple]] = {}
-    alone = 0
-    for edited, edits in (("topics/edited.yaml", UNDESCRIBED),
-                          ("topics/a.yaml", [(topic(name="first", cluster="elsewhere",
-                                                    isr=isr), True) for isr in (4, 1)])):
-        path = str(folder / edited)
-        linted, _ = space.lint(path, {path: open(path).read()})
-        shown = _every_file(linted.result.findings)
-        for text, judged_alone in edits:
-            linted, others = space.lint(path, {path: text}, edited=True)
-            assert (others is None) == judged_alone, text
-            alone += others is None
-            found = _every_file(linted.result.findings)
-            if others is None:  # the edited file's findings; the others' as published
-                shown = {**{f: rows for f, rows in shown.items() if f != edited},
-                         **({edited: found[edited]} if edited in found else {})}
-            else:
-                shown = found
-            held = unsaved.set({os.path.abspath(path): text})
-            try:
-                whole = lint([str(folder)])
-            finally:
-                unsaved.reset(held)
-            assert shown == _every_file(whole.findings), text
-            assert any(r[0] == "PL118" for rows in shown.values() for r in rows)
-        (folder / edited).write_text(edits[-1][0])  # saved: the next file's edits follow
-        space.forget(path)
-    assert alone == sum(a for _, a in UNDESCRIBED) + 2
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", UNDESCRIBED) == \
+        sum(a for _, a in UNDESCRIBED)
+    # the file that holds the finding
+    assert _edited_as_a_lint_finds(folder, "topics/a.yaml", [
+        (topic(name="first", cluster="elsewhere", isr=isr), True) for isr in (4, 1)]) == 2
+    assert "PL118" in {f.rule for f in lint([str(folder)]).findings}

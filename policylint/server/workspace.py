@@ -20,7 +20,7 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import judge, load, weighed
+from ..linter import gathered, judge, load, said_together, weighed
 from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
@@ -54,9 +54,11 @@ class Workspace:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
         self.unjudged: tuple | None = None  # the paths whose files ``rest`` judges
-        #: (paths, file, what every other file's subjects weigh: linter.weighed), kept
-        #: while that file alone is edited
-        self.weighed: tuple = (None, None, None)
+        #: (paths, file, what every other file's subjects weigh: linter.weighed, what the
+        #: rules that judge files together say of the others: linter.said_together), kept
+        #: while that file alone is edited; and whether its subjects' findings are
+        #: gathered at a value they inherit (linter.gathered), as last judged
+        self.weighed: tuple = ()
 
     def options_of(self, path: str) -> dict:
         """The settings as they apply to ``path``: a relative ``policy`` or ``baseline``
@@ -85,7 +87,7 @@ class Workspace:
         and read every folder again."""
         self._of_root = None
         self.loaded.clear()
-        self.weighed = (None, None, None)
+        self.weighed = ()
 
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
@@ -121,7 +123,7 @@ class Workspace:
         and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
         self.loaded.clear()
-        self.weighed = (None, None, None)
+        self.weighed = ()
 
     def lint(self, path: str, texts: dict[str, str], edited: bool = False,
              first: set[str] | None = None) -> tuple[Linted, dict[str, Linted] | None]:
@@ -194,7 +196,7 @@ class Workspace:
             unsaved.reset(held)
             read_before.reset(cached)
         self.loaded[tuple(paths)] = settings, inputs
-        self.weighed = (None, None, None)
+        self.weighed = ()
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
@@ -215,8 +217,15 @@ class Workspace:
                 if swapped is None:
                     return None
                 if self.weighed[:2] != (paths, name):  # the others' subjects, while unchanged
-                    self.weighed = paths, name, weighed(inputs, settings, {name})
-                result = judge(swapped, settings, judged={name}, elsewhere=self.weighed[2])
+                    others = weighed(inputs, settings, {name})
+                    self.weighed = (paths, name, others, said_together(inputs, settings, name),
+                                    gathered(inputs, settings, name, others))
+                others = self.weighed[2]
+                if said_together(swapped, settings, name) != self.weighed[3] or \
+                        self.weighed[4] or gathered(swapped, settings, name, others):
+                    return None  # another file's finding changes: a topic both declare, the
+                    # one finding at a cluster's value every topic that inherits it breaks
+                result = judge(swapped, settings, judged={name}, elsewhere=others)
         finally:
             unsaved.reset(held)
             max_nodes.reset(bound)
