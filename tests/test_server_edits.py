@@ -50,7 +50,11 @@ EDITS = [
     (topic(cluster="nowhere"), False),  # PL118: a cluster none of the inputs describe
     (topic(isr=1), True),  # back on a cluster: its PL118 stood for its topic alone
     (topic(isr=3), True),
-    ("kind: [unclosed\n", False),  # PL100: YAML that does not parse
+    ("kind: [unclosed\n", True),  # PL100: YAML that does not parse (being typed)
+    ("kind: [unclosed, still\n", True),
+    (topic(name="zz-last", isr=3), False),  # z.yaml's PL117 comes
+    ("kind: [unclosed\n", False),  # and goes: this file's topics went
+    (topic(isr=3), True),
     (topic(rf=2) + "---\n" + (EXAMPLES / "gitops/kafka.yaml").read_text(), False),  # a Kafka
     (topic(name="Bad Name!"), False),  # the file held a Kafka: the folder read again
     (topic(name="Bad Name!", rf=1), True),

@@ -163,15 +163,17 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
 
 def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     """``inputs`` with one file read again (``parsed``: its documents now), when what it
-    holds, before and after, is topic declarations alone, each placed on a cluster among
-    the inputs (what no other file's model depends on); None otherwise: read them all
-    again. The editor's per-edit path: the other files' models are kept as they are."""
-    name = parsed[0]
+    holds, before and after, is topic declarations alone (or text that does not parse,
+    being typed), each placed on a cluster or a cluster's name among the inputs (what no
+    other file's model depends on); None otherwise: read them all again. The editor's
+    per-edit path: the other files' models are kept as they are."""
+    name, _, docs = parsed
     if name not in inputs.files or any(name == n for n, _ in inputs.skipped) or \
-            posixpath.basename(name).startswith("kustomization") or \
-            isinstance(parsed[2], Exception) or name in _holders(inputs):
+            posixpath.basename(name).startswith("kustomization") or name in _holders(inputs):
         return None
-    if any(formats.role(kind_of(doc)) != "topics" for doc in parsed[2]):
+    # a file that does not parse (being typed) holds no topics, and its PL100
+    if not isinstance(docs, Exception) and \
+            any(formats.role(kind_of(doc)) != "topics" for doc in docs):
         return None
     alone = load([parsed], inputs.related)
     if alone.changes or alone.files != [name]:
