@@ -88,7 +88,7 @@ class Session:
         self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
         self.finishing = False  # a judgement of the folder's other files is scheduled
         self.edits = 0  # the changes of text so far
-        self.unsaved: set[str] = set()  # open documents changed since opened or saved
+        self.changed: set[str] = set()  # open documents changed since opened or saved
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -187,12 +187,9 @@ class Session:
         in a message window. The URI it was shown on, if any."""
         for uri, document in list(ls.workspace.text_documents.items()):
             path = to_fs_path(uri)
-            if path is None:
-                continue
-            found = next((shown for name in {display_name(path),
-                                             display_name(os.path.realpath(path))}
-                          if (shown := refusal(said, Linted(name, document.source, None),
-                                               types))), None)
+            names = {display_name(path), display_name(os.path.realpath(path))} if path else ()
+            found = [diagnostic for name in names for diagnostic in refusal(
+                said, Linted(name, document.source, None), types)][:1]
             if found:
                 ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                     uri=uri, version=document.version, diagnostics=found))
@@ -247,11 +244,11 @@ class Session:
     async def did_change(self, ls: LanguageServer,
                          params: types.DidChangeTextDocumentParams) -> None:
         self.edits += 1
-        self.unsaved.add(params.text_document.uri)
+        self.changed.add(params.text_document.uri)
         await self.later(ls, params.text_document.uri, params.text_document.version)
 
     def did_save(self, ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        self.unsaved.discard(params.text_document.uri)
+        self.changed.discard(params.text_document.uri)
         path = to_fs_path(params.text_document.uri)
         if path is not None and os.path.abspath(path) in self.workspace().clusters:
             self.workspace().forget(path)
@@ -267,8 +264,8 @@ class Session:
             self.workspace().forget(path)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=[]))
-        if uri in self.unsaved:  # changes closed unsaved (a policy's, a cluster's) judged
-            self.unsaved.discard(uri)  # the other files: judged again by the disk's text
+        if uri in self.changed:  # changes closed unsaved (a policy's, a cluster's) judged
+            self.changed.discard(uri)  # the other files: judged again by the disk's text
             self.republish(ls)
 
     def watched(self, ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
