@@ -18,6 +18,19 @@ def open_document(client: LanguageClient, path: Path, text: str, version: int = 
     return uri
 
 
+async def started(client: LanguageClient, workspace: Path, options: dict,
+                  capabilities: types.ClientCapabilities | None = None) -> LanguageClient:
+    """The client with a session begun on the one folder ``workspace``, the server's
+    settings ``options``, its diagnostics counted (``counted``); ``answered``: what
+    ``initialize`` answered."""
+    client.answered = await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities or types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options=options))
+    return counted(client)
+
+
 def counted(client: LanguageClient) -> LanguageClient:
     """The client, counting the diagnostics published for each file (an empty list comes
     as the one empty tuple: what it holds cannot tell one publication from the next)."""

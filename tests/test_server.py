@@ -16,7 +16,7 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from lsp_helpers import counted as _counted, diagnostics as _diagnostics  # noqa: E402
+from lsp_helpers import diagnostics as _diagnostics, started as _started  # noqa: E402
 from lsp_helpers import open_document as _open  # noqa: E402
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -50,12 +50,7 @@ def workspace(tmp_path_factory) -> Path:
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "policylint", "server"]))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    lsp_client.answered = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 0}))
-    _counted(lsp_client)
+    await _started(lsp_client, workspace, {"debounceMs": 0})
     yield
     await lsp_client.shutdown_session()
 

@@ -18,7 +18,7 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from lsp_helpers import counted as _counted, diagnostics as _diagnostics  # noqa: E402
+from lsp_helpers import diagnostics as _diagnostics, started as _started  # noqa: E402
 from lsp_helpers import open_document as _open  # noqa: E402
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -52,15 +52,10 @@ def workspace(tmp_path) -> Path:
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "policylint", "server", "--stdio"]))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            text_document=types.TextDocumentClientCapabilities(
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-                    related_information=True))),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 0}))
-    _counted(lsp_client)
+    await _started(lsp_client, workspace, {"debounceMs": 0}, types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                related_information=True))))
     yield
     await lsp_client.shutdown_session()
 
@@ -193,12 +188,7 @@ def test_the_workspace_gives_what_lint_gives_for_every_file(repository, tmp_path
     server_command=[sys.executable, "-m", "policylint", "server"]))
 async def configured(lsp_client: LanguageClient, workspace: Path):
     """A client that sets policylint's settings at start, as ruff's users do."""
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 0, "ignore": ["PL209"]}))
-    _counted(lsp_client)
+    await _started(lsp_client, workspace, {"debounceMs": 0, "ignore": ["PL209"]})
     yield
     await lsp_client.shutdown_session()
 
@@ -275,14 +265,10 @@ async def watching(lsp_client: LanguageClient, workspace: Path):
     def register(client: LanguageClient, params: types.RegistrationParams) -> None:
         client.registered += params.registrations
 
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+    await _started(lsp_client, workspace, {"debounceMs": 0}, types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
             did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
-                dynamic_registration=True))),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 0}))
-    _counted(lsp_client)
+                dynamic_registration=True))))
     yield
     await lsp_client.shutdown_session()
 
@@ -316,12 +302,7 @@ async def relative(lsp_client: LanguageClient, workspace: Path):
     (workspace / "team").mkdir()
     (workspace / "team/policy.yaml").write_text(
         "extends: default\nrules:\n  PL209:\n    enabled: false\n")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(),
-        root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 0, "policy": "team/policy.yaml"}))
-    _counted(lsp_client)
+    await _started(lsp_client, workspace, {"debounceMs": 0, "policy": "team/policy.yaml"})
     yield
     await lsp_client.shutdown_session()
 
