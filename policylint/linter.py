@@ -104,6 +104,29 @@ def gathered(inputs: Inputs, settings: Settings, name: str, others: Weighed) -> 
                   key=repr)
 
 
+def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) -> bool:
+    """Whether a topic name the file ``name`` gave or gives, not both, is alike another
+    file's topic's other name by a rule whose findings compare names (``Reads.names_alike``:
+    ``orders.v1`` beside ``orders_v1``): that file's findings may change."""
+    keys = [r.reads.names_alike for r in settings.rules if r.reads.names_alike]
+    changed = _names(before, name.__eq__) ^ _names(after, name.__eq__)
+    if not keys or not changed:
+        return False
+    others = _names(after, name.__ne__)
+    for key in keys:
+        alike: dict[str, set[str]] = {}
+        for other in others:
+            alike.setdefault(key(other), set()).add(other)
+        if any(alike.get(key(n), set()) - {n} for n in changed):
+            return True
+    return False
+
+
+def _names(inputs: Inputs, which: Any) -> set[str]:
+    """The topic names of the files ``which(name)`` takes."""
+    return {s.name for s in inputs.manifests if s.doc is not None and which(s.doc.source.name)}
+
+
 def said_together(inputs: Inputs, settings: Settings, besides: str) -> list[tuple]:
     """What the rules that judge the files together say of every file but ``besides`` (a
     topic two files declare: PL117 at the second), as they find it: an edit of that file

@@ -45,7 +45,7 @@ of its sub-packages too). Its docstring is its documentation, with the headings
 from __future__ import annotations
 
 from itertools import chain, repeat
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from msgspec import Struct, structs
 
@@ -83,6 +83,10 @@ class Reads(Struct, frozen=True, kw_only=True):
     #: inheriting it breaks is one finding at the setting (``Finding.cause``, counted in
     #: ``Context.inheritors``), so a run that judges some files weighs the others' subjects
     weighs_others: bool = False
+    #: a finding of one topic depends on the run's other topics whose names have the same
+    #: key (PL702: Kafka's metric name, "." written "_"): an edit that changes a topic's
+    #: name in one file may change another file's findings
+    names_alike: Callable[[str], str] | None = None
 
     def but(self, **changes: Any) -> "Reads":
         """The same, with ``changes``."""

@@ -235,3 +235,28 @@ def test_an_edit_among_topics_of_an_undescribed_cluster_leaves_every_file_as_a_l
     assert _edited_as_a_lint_finds(folder, "topics/a.yaml", [
         (topic(name="first", cluster="elsewhere", isr=isr), True) for isr in (4, 1)]) == 2
     assert "PL118" in {f.rule for f in lint([str(folder)]).findings}
+
+
+def test_a_name_kafka_metrics_confuse_with_another_files_topic_judges_both(folder,
+                                                                         monkeypatch):
+    """PL702 reports the later of two names Kafka's metrics cannot tell apart: an edit that
+    makes (or unmakes) such a pair with another file's topic changes that file's findings."""
+    monkeypatch.chdir(folder)
+    (folder / "topics/a.yaml").write_text(topic(name="orders_v1"))
+    edits = [(topic(name="orders.v1"), False),  # a.yaml's orders_v1 now collides with it
+             (topic(name="orders.v1", isr=3), True),
+             (topic(name="orders.v2"), False),  # and no longer
+             (topic(name="orders.v3"), True)]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 2
+
+
+def test_an_edit_of_a_topic_a_plan_moves_judges_the_plan_again(folder, monkeypatch):
+    """A plan's entries are judged with their topics' declarations (PL201: the RF the
+    manifest states, without a snapshot): an edit of a topic in a plan's cluster changes
+    the plan's findings."""
+    monkeypatch.chdir(folder)
+    (folder / "plan.json").write_text('{"version": 1, "partitions": [{"topic": "edited", '
+                                      '"partition": 0, "replicas": [1, 2]}]}')
+    edits = [(topic(rf=2), False), (topic(rf=3), False)]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 0
+    assert "PL201" in {f.rule for f in lint([str(folder)]).findings if f.file == "plan.json"}

@@ -20,7 +20,7 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import gathered, judge, load, said_together, weighed
+from ..linter import gathered, judge, load, renamed_alike, said_together, weighed
 from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
@@ -222,9 +222,11 @@ class Workspace:
                                     gathered(inputs, settings, name, others))
                 others = self.weighed[2]
                 if said_together(swapped, settings, name) != self.weighed[3] or \
-                        self.weighed[4] or gathered(swapped, settings, name, others):
+                        self.weighed[4] or gathered(swapped, settings, name, others) or \
+                        renamed_alike(inputs, swapped, settings, name):
                     return None  # another file's finding changes: a topic both declare, the
-                    # one finding at a cluster's value every topic that inherits it breaks
+                    # one finding at a cluster's value every topic that inherits it breaks,
+                    # a name Kafka's metrics cannot tell from another's
                 result = judge(swapped, settings, judged={name}, elsewhere=others)
         finally:
             unsaved.reset(held)

@@ -164,8 +164,9 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
 def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     """``inputs`` with one file read again (``parsed``: its documents now), when what it
     holds, before and after, is topic declarations alone (or text that does not parse,
-    being typed), each placed on a cluster or a cluster's name among the inputs (what no
-    other file's model depends on); None otherwise: read them all again. The editor's
+    being typed), each placed on a cluster or a cluster's name among the inputs that no
+    plan is checked against (what no other file's model depends on: a plan's entries read
+    their topics' declarations); None otherwise: read them all again. The editor's
     per-edit path: the other files' models are kept as they are."""
     name, _, docs = parsed
     if name not in inputs.files or any(name == n for n, _ in inputs.skipped) or \
@@ -181,8 +182,8 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     groups = []
     for group in inputs.groups:
         kept = _less(group.manifests, name)
-        if len(kept) != len(group.manifests) and group.unplaced_by == "PL121":
-            return None  # a cluster described twice (PL121)
+        if len(kept) != len(group.manifests) and (group.unplaced_by == "PL121" or group.plans):
+            return None  # a cluster described twice (PL121); plans read their topics'
         groups.append(structs.replace(group, manifests=kept))
     joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
     for spec in alone.manifests:
@@ -190,7 +191,7 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
         at = next((i for i, g in enumerate(groups) if g.label == unknown and (
             g.cluster is cluster if cluster is not None else
             g.cluster is None and g.scope == scope)), None)
-        if at is None or cluster is not None and cluster.contested:
+        if at is None or groups[at].plans or cluster is not None and cluster.contested:
             return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
     order = {file: i for i, file in enumerate(inputs.files)}

@@ -6,6 +6,11 @@ from .topics import topic_names
 LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 
 
+def metric_name(topic: str) -> str:
+    """The name Kafka's metrics give a topic: "." written "_"."""
+    return topic.replace(".", "_")
+
+
 class InvalidTopicName(Rule):
     """A topic name Kafka refuses, or two names Kafka's metrics cannot tell apart.
 
@@ -33,7 +38,7 @@ class InvalidTopicName(Rule):
     name = "invalid-topic-name"
     severity = "error"
     reads = Reads(targets=("manifest", "snapshot"), needs=frozenset({"name"}), partitions=False,
-                  spark_frame="names")
+                  spark_frame="names", names_alike=metric_name)
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
@@ -42,7 +47,7 @@ class InvalidTopicName(Rule):
             if ctx.snapshot is not None and not isinstance(target, Snapshot) else {}
         for name, at in topic_names(target):
             problem = _illegal(name)
-            metric = name.replace(".", "_")
+            metric = metric_name(name)
             if problem is None and (len(own.get(metric, ())) > 1 or metric in live):
                 problem = _collision(name, own.get(metric, ()), live.get(metric, ()))
             if problem:
