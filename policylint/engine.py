@@ -84,6 +84,9 @@ class Result(Struct, dict=True):
     placed: list[tuple] = field(default_factory=list)
     #: which policy judged, and where it was read from (``-v`` says it)
     policy: str = ""
+    #: a run that judges some files (``linter.judge``): what it said of the others, apart
+    #: (a topic another file declares again, a cluster setting every topic breaks)
+    elsewhere: list[Finding] = field(default_factory=list)
 
     @cached_property
     def unchecked_subjects(self) -> list[dict]:

@@ -3,7 +3,6 @@ reads, then ``judge`` it, both by one ``settings.Settings`` value."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 from typing import Any
@@ -74,7 +73,8 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
     result = run(runs, list(settings.rules), settings.policy, inputs.findings,
                  len(inputs.files), settings.today, inputs.skipped, unchecked, elsewhere)
     result.read, result.placed, result.policy = inputs.files, placed, settings.described
-    if judged is not None:  # what cross-file rules said of the surroundings is not asked
+    if judged is not None:  # what cross-file rules said of the surroundings: kept apart
+        result.elsewhere = [f for f in result.findings if f.file not in judged]
         result.findings = [f for f in result.findings if f.file in judged]
     if settings.baseline:
         from .baseline import apply, load as load_baseline
@@ -90,18 +90,6 @@ def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     others (``engine.weigh``): what ``judge`` of ``besides`` alone is given."""
     runs, _ = _runs(inputs, settings, None, lambda name: name not in besides)
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
-
-
-def gathered(inputs: Inputs, settings: Settings, name: str, others: Weighed) -> list:
-    """The values the file ``name``'s subjects inherit that a whole run reports as one
-    finding at the value (``Finding.cause``: every subject that inherits it breaks the
-    rule), with ``others``, what the other files' subjects weigh (``weighed``): that finding
-    lives in another file, and names this file's subjects."""
-    runs, _ = _runs(inputs, settings, None, name.__eq__)
-    mine = weigh(runs, list(settings.rules), settings.policy, settings.today)
-    return sorted((c for c, n in mine.inheritors.items()
-                   if mine.breaking[c] + others.breaking[c] >= n + others.inheritors[c]),
-                  key=repr)
 
 
 def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) -> bool:
@@ -125,26 +113,6 @@ def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) 
 def _names(inputs: Inputs, which: Any) -> set[str]:
     """The topic names of the files ``which(name)`` takes."""
     return {s.name for s in inputs.manifests if s.doc is not None and which(s.doc.source.name)}
-
-
-def said_together(inputs: Inputs, settings: Settings, besides: str) -> list[tuple]:
-    """What the rules that judge the files together say of every file but ``besides`` (a
-    topic two files declare: PL117 at the second), as they find it: an edit of that file
-    judged alone leaves the others' findings as they were only where this does not
-    change."""
-    together = [r for r in settings.rules if "run" in r.reads.targets]
-    if not together:
-        return []
-    options = settings.policy.compile(together, settings.today or dt.date.today()).options
-    said = []
-    for ctx, _ in _runs(inputs, settings, None)[0]:
-        for rule in together:
-            for f in rule.check_all((ctx,), ctx, options[rule.code]):
-                doc, path = f.at if f.at is not None else (None, None)
-                if doc is None or doc.source.name != besides:
-                    said.append((f.rule, f.message, doc and doc.source.name,
-                                 doc and doc.index, repr(path)))
-    return sorted(said)
 
 
 def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,

@@ -147,7 +147,7 @@ def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder,
         ("topics/a.yaml", [(text("first", 1), True), (text("first", 3), True)]),
         ("topics/edited.yaml", [(text("edited", 1), True)]),  # the one that breaks it
         ("topics/a.yaml", [(text("first", 1), False),  # both: one finding, at kafka.yaml
-                           (text("first", 1, 12), False),  # still there, naming it
+                           (text("first", 1, 12), True),  # as it was: alone
                            (text("first", 3), False),  # parted again
                            (text("first", 3, 12), True),
                            (text("first", 1), False)]),  # and gathered, as saved

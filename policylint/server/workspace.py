@@ -20,7 +20,7 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import gathered, judge, load, renamed_alike, said_together, weighed
+from ..linter import judge, load, renamed_alike, weighed
 from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
@@ -54,10 +54,9 @@ class Workspace:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
         self.unjudged: tuple | None = None  # the paths whose files ``rest`` judges
-        #: (paths, file, what every other file's subjects weigh: linter.weighed, what the
-        #: rules that judge files together say of the others: linter.said_together), kept
-        #: while that file alone is edited; and whether its subjects' findings are
-        #: gathered at a value they inherit (linter.gathered), as last judged
+        #: (paths, file, what every other file's subjects weigh: linter.weighed, what a
+        #: judgement of that file alone says of the others: _said), kept while that file
+        #: alone is edited
         self.weighed: tuple = ()
 
     def options_of(self, path: str) -> dict:
@@ -218,22 +217,27 @@ class Workspace:
                     return None
                 if self.weighed[:2] != (paths, name):  # the others' subjects, while unchanged
                     others = weighed(inputs, settings, {name})
-                    self.weighed = (paths, name, others, said_together(inputs, settings, name),
-                                    gathered(inputs, settings, name, others))
-                others = self.weighed[2]
-                if said_together(swapped, settings, name) != self.weighed[3] or \
-                        self.weighed[4] or gathered(swapped, settings, name, others) or \
+                    said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
+                    self.weighed = paths, name, others, _said(said)
+                result = judge(swapped, settings, judged={name}, elsewhere=self.weighed[2])
+                if _said(result.elsewhere) != self.weighed[3] or \
                         renamed_alike(inputs, swapped, settings, name):
-                    return None  # another file's finding changes: a topic both declare, the
+                    return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
                     # a name Kafka's metrics cannot tell from another's
-                result = judge(swapped, settings, judged={name}, elsewhere=others)
         finally:
             unsaved.reset(held)
             max_nodes.reset(bound)
         self.loaded[paths] = settings, swapped
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
+
+
+def _said(findings: list) -> list[tuple]:
+    """What findings say, in their order (a run sorts them), comparable from one run to
+    the next."""
+    return [(f.rule, f.file, f.line, f.column, f.message, f.suppressed, f.subjects)
+            for f in findings]
 
 
 @contextmanager

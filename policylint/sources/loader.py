@@ -197,12 +197,9 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     order = {file: i for i, file in enumerate(inputs.files)}
     for at, specs in joining.items():
         _insert(groups[at].manifests, specs, order, name)
-    # a cluster none of the inputs describe: one finding for all its topics, at the first,
-    # which is the file's own or stays as it was in the file that holds it
+    # a cluster none of the inputs describe: one finding for all its topics, at the first
     before = [f for f in inputs.findings if f.rule == "PL118"]
     unknown = _unknown_clusters(groups, inputs.placement, _subjects(inputs.groups, before))
-    if _elsewhere(unknown, name) != _elsewhere(before, name):
-        return None
     manifests = _less(inputs.manifests, name)
     _insert(manifests, alone.manifests, order, name)
     return structs.replace(
@@ -211,18 +208,15 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
         + unknown + alone.findings)
 
 
-def _elsewhere(findings: list, name: str) -> list[tuple]:
-    """What the findings say outside the file ``name`` (where: the same topic's place)."""
-    return [(f.file, f.message, f.subjects) for f in findings if f.file != name]
-
-
 def _subjects(groups: list[Group], findings: list) -> dict[int, dict]:
     """The located subject of each topic (by ``id``) of the PL118 ``findings`` that
     ``_unknown_clusters`` made of ``groups``: an unchanged file's are not located again."""
     unplaced = [g.manifests for g in groups
                 if g.label is not None and g.unplaced_by == "PL118" and g.manifests]
-    return {id(spec): subject for specs, finding in zip(unplaced, findings)
-            for spec, subject in zip(specs, finding.subjects or ())}
+    located: dict[int, dict] = {}
+    for specs, finding in zip(unplaced, findings):
+        located.update(zip(map(id, specs), finding.subjects or ()))
+    return located
 
 
 def _unknown_clusters(groups: Iterable[Group], placement: Placement,
@@ -247,8 +241,10 @@ def _unknown_clusters(groups: Iterable[Group], placement: Placement,
             "or snapshot", specs[0].doc.source.name, at=specs[0].where("cluster"))
         finding.topic = names[0] if len(names) == 1 else None
         if len(names) > 1:
-            finding.subjects = [located.get(id(spec)) or _subject(spec, spec.where("cluster"))
-                                for spec in specs]
+            subjects = list(map(located.get, map(id, specs)))
+            for i in [i for i, known in enumerate(subjects) if known is None]:
+                subjects[i] = _subject(specs[i], specs[i].where("cluster"))
+            finding.subjects = subjects
         found.append(finding)
     return found
 
