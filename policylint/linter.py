@@ -97,8 +97,8 @@ def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) 
     file's topic's other name by a rule whose findings compare names (``Reads.names_alike``:
     ``orders.v1`` beside ``orders_v1``): that file's findings may change."""
     keys = [r.reads.names_alike for r in settings.rules if r.reads.names_alike]
-    changed = _names(before, name.__eq__) ^ _names(after, name.__eq__)
-    if not keys or not changed:
+    changed = keys and _names(before, name.__eq__) ^ _names(after, name.__eq__)
+    if not changed:
         return False
     others = _names(after, name.__ne__)
     for key in keys:
