@@ -121,18 +121,17 @@ def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
     (None: all), what they leave unchecked counted in ``unchecked`` (None: not asked);
     and (manifest, group, context) of every manifest."""
     runs, placed = [], []
-    counted = unchecked is not None
-    unchecked = unchecked if counted else Unchecked()
+    shared = Unchecked() if unchecked is None else unchecked  # each context holds one
     for group in inputs.groups:
         cluster_ = group.cluster
         ctx = Context(policy=settings.policy, profile=cluster_.profile if cluster_ else None,
                       snapshot=cluster_.snapshot if cluster_ else None,
                       current=inputs.current, manifests=group.manifests, plans=group.plans,
-                      allow_rf_change=settings.allow_rf_change, unchecked=unchecked,
+                      allow_rf_change=settings.allow_rf_change, unchecked=shared,
                       changes=group.changes)
         if settings.base is not None:
             ctx.base, ctx.base_ref = group.base, settings.base
-        if group.label is not None and counted:  # PL118, PL121: checked
+        if group.label is not None and unchecked is not None:  # PL118, PL121: checked
             for spec in group.manifests:  # without their cluster
                 if which is None or which(spec.doc.source.name):
                     unchecked.add(group.unplaced_by, spec.where("name"), spec.name,

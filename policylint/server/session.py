@@ -160,8 +160,7 @@ class Session:
         try:  # the open documents first; the folder's other files when judged whole (rest)
             linted, others = self.workspace().lint(path, texts, edited, set(texts))
         except Exception as exc:  # a problem with the call (a broken policy): said, not fatal
-            linted = Linted(path, document.source, None)
-            self.linted[uri] = (document.version, linted)
+            self.linted[uri] = (document.version, Linted(path, document.source, None))
             if self.refused(ls, str(exc).splitlines()[0]) != uri:
                 self.show(ls, uri, None)
             return

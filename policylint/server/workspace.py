@@ -54,10 +54,10 @@ class Workspace:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
         self.unjudged: tuple | None = None  # the paths whose files ``rest`` judges
-        #: (paths, file, what every other file's subjects weigh: linter.weighed, what a
-        #: judgement of that file alone says of the others: _said), kept while that file
-        #: alone is edited
-        self.weighed: tuple = ()
+        #: kept while one file alone is edited: (paths, the file, what every other file's
+        #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
+        #: others: _said)
+        self.alone: tuple = ()
 
     def options_of(self, path: str) -> dict:
         """The settings as they apply to ``path``: a relative ``policy`` or ``baseline``
@@ -86,7 +86,7 @@ class Workspace:
         and read every folder again."""
         self._of_root = None
         self.loaded.clear()
-        self.weighed = ()
+        self.alone = ()
 
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
@@ -122,7 +122,7 @@ class Workspace:
         and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
         self.loaded.clear()
-        self.weighed = ()
+        self.alone = ()
 
     def lint(self, path: str, texts: dict[str, str], edited: bool = False,
              first: set[str] | None = None) -> tuple[Linted, dict[str, Linted] | None]:
@@ -195,7 +195,7 @@ class Workspace:
             unsaved.reset(held)
             read_before.reset(cached)
         self.loaded[tuple(paths)] = settings, inputs
-        self.weighed = ()
+        self.alone = ()
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
@@ -215,12 +215,12 @@ class Workspace:
                 swapped = replaced(inputs, parsed)
                 if swapped is None:
                     return None
-                if self.weighed[:2] != (paths, name):  # the others' subjects, while unchanged
+                if self.alone[:2] != (paths, name):  # the others' subjects, while unchanged
                     others = weighed(inputs, settings, {name})
                     said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
-                    self.weighed = paths, name, others, _said(said)
-                result = judge(swapped, settings, judged={name}, elsewhere=self.weighed[2])
-                if _said(result.elsewhere) != self.weighed[3] or \
+                    self.alone = paths, name, others, _said(said)
+                result = judge(swapped, settings, judged={name}, elsewhere=self.alone[2])
+                if _said(result.elsewhere) != self.alone[3] or \
                         renamed_alike(inputs, swapped, settings, name):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,

@@ -183,7 +183,7 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     for group in inputs.groups:
         kept = _less(group.manifests, name)
         if len(kept) != len(group.manifests) and (group.unplaced_by == "PL121" or group.plans):
-            return None  # a cluster described twice (PL121); plans read their topics'
+            return None  # a cluster described twice (PL121); a plan's, read with them
         groups.append(structs.replace(group, manifests=kept))
     joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
     for spec in alone.manifests:
@@ -211,12 +211,16 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
 def _subjects(groups: list[Group], findings: list) -> dict[int, dict]:
     """The located subject of each topic (by ``id``) of the PL118 ``findings`` that
     ``_unknown_clusters`` made of ``groups``: an unchanged file's are not located again."""
-    unplaced = [g.manifests for g in groups
-                if g.label is not None and g.unplaced_by == "PL118" and g.manifests]
     located: dict[int, dict] = {}
-    for specs, finding in zip(unplaced, findings):
-        located.update(zip(map(id, specs), finding.subjects or ()))
+    for group, finding in zip(_unplaced(groups), findings):
+        located.update(zip(map(id, group.manifests), finding.subjects or ()))
     return located
+
+
+def _unplaced(groups: Iterable[Group]) -> list[Group]:
+    """The groups of the topics that name a cluster none of the inputs describe (PL118)."""
+    return [g for g in groups if g.label is not None and g.unplaced_by == "PL118"
+            and g.manifests]
 
 
 def _unknown_clusters(groups: Iterable[Group], placement: Placement,
@@ -226,10 +230,8 @@ def _unknown_clusters(groups: Iterable[Group], placement: Placement,
     (``_subjects``)."""
     located = located or {}
     found = []
-    for group in groups:
+    for group in _unplaced(groups):
         specs = group.manifests
-        if group.label is None or group.unplaced_by != "PL118" or not specs:
-            continue
         names = [spec.name for spec in specs]
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         they = f"topic {names[0]} names" if len(names) == 1 else \
