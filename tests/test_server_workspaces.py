@@ -4,6 +4,7 @@ A real LSP client (pytest-lsp) or raw JSON-RPC against the server process."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from lsp_helpers import diagnostics as _diagnostics, started as _started  # noqa: E402
 from lsp_helpers import open_document as _open  # noqa: E402
+from policylint.server.session import REST_MS  # noqa: E402
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 TOPIC = """\
@@ -107,6 +109,21 @@ async def test_a_folder_added_after_start_brings_its_clusters(client, workspace,
     uri = _open(client, other / "t.yaml", TOPIC.replace("replicas: 1", "replicas: 9"))
     found = await _diagnostics(client, uri)
     assert "PL203" in {d.code for d in found}  # 9 > the added folder's cluster's brokers
+
+
+@pytest.mark.asyncio
+async def test_a_file_outside_the_folders_leaves_the_open_documents_findings(
+        client, workspace, tmp_path_factory):
+    """A file opened from outside every folder is judged alone; the folder's open documents
+    keep their findings (they were published cleared)."""
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    assert "PL301" in {d.code for d in await _diagnostics(client, uri)}
+    published = client.published[uri]
+    outside = tmp_path_factory.mktemp("outside") / "t.yaml"
+    await _diagnostics(client, _open(client, outside, TOPIC.replace("orders", "o")))
+    await asyncio.sleep(REST_MS / 1000 + 0.3)  # what a whole judgement would publish after
+    assert client.published[uri] == published
+    assert "PL301" in {d.code for d in client.diagnostics[uri]}
 
 
 def _message(body: dict) -> bytes:

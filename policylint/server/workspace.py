@@ -133,7 +133,9 @@ class Workspace:
         ``edited``: the file's text changed since its last lint: when it can be, it alone
         is judged again among the folder's kept model, and the others' findings are None
         (as they were). ``first``: when the folder is read again, only these files (the
-        open ones, by path) are judged now; ``rest`` judges the others."""
+        open ones, by path) are judged now; ``rest`` judges the others. A file outside every
+        folder is judged with the workspace's clusters, alone: it has no folder whose files
+        it is linted with."""
         path = os.path.abspath(path)
         name = display_name(path)
         root = self.root_of(path)
@@ -145,15 +147,18 @@ class Workspace:
         alone = self._again(tuple(paths), path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
+        if root is None:  # outside every folder: no other file's findings are this run's
+            result = self._run(paths, texts, {name})
+            return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
+                None
         judged = None if first is None else {name} | {display_name(p) for p in first}
         result = self._run(paths, texts, judged)
         if judged is not None:
             self.unjudged = tuple(paths)
-        known = name in result.read or any(f.rule == "PL100" and f.file == name
-                                           for f in result.findings)
         others = _by_file(result, texts, {f.file for f in result.findings
                                           if f.file and f.file != name})
-        return Linted(name, texts.get(path, ""), result if known else None), others
+        return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
+            others
 
     def rest(self, texts: dict[str, str]) -> dict[str, Linted] | None:
         """After a ``lint`` that judged its ``first`` files alone: every file of that folder
@@ -231,6 +236,13 @@ class Workspace:
         self.loaded[paths] = settings, swapped
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
+
+
+def _known(result, name: str) -> bool:
+    """Whether the run read the file ``name`` as one of policylint's kinds (or could not
+    parse it)."""
+    return name in result.read or any(f.rule == "PL100" and f.file == name
+                                      for f in result.findings)
 
 
 def _said(findings: list) -> list[tuple]:
