@@ -112,6 +112,28 @@ async def test_a_folder_added_after_start_brings_its_clusters(client, workspace,
 
 
 @pytest.mark.asyncio
+async def test_each_folder_publishes_its_own_files(client, workspace, tmp_path_factory):
+    """Two folders, a document open in each: opening, then editing, the second leaves the
+    first's findings as its own folder's lint found them."""
+    other = tmp_path_factory.mktemp("other")
+    shutil.copy(EXAMPLES / "gitops/kafka.yaml", other / "kafka.yaml")
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=other.as_uri(), name="other")], removed=[])))
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    assert "PL301" in {d.code for d in await _diagnostics(client, uri)}
+    published = client.published[uri]
+    second = _open(client, other / "t.yaml", TOPIC.replace("replicas: 1", "replicas: 9"))
+    assert "PL203" in {d.code for d in await _diagnostics(client, second)}
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=second, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(TOPIC)]))
+    assert "PL203" not in {d.code for d in await _diagnostics(client, second)}
+    await asyncio.sleep(REST_MS / 1000 + 0.3)  # what a whole judgement would publish after
+    assert client.published[uri] == published
+
+
+@pytest.mark.asyncio
 async def test_a_file_outside_the_folders_leaves_the_open_documents_findings(
         client, workspace, tmp_path_factory):
     """A file opened from outside every folder is judged alone; the folder's open documents

@@ -84,7 +84,7 @@ class Session:
         self.linted: dict[str, tuple] = {}  # uri -> (version, Linted)
         self.debounce = DEBOUNCE_MS / 1000
         self.shut_down = False
-        self.elsewhere: dict[str, set] = {}  # uri -> the other files it published for
+        self.elsewhere: dict[tuple, set] = {}  # folder (paths) -> the files published for
         self.options: dict = {}  # the editor's settings, as settings.resolve's keywords
         self.finishing = False  # a judgement of the folder's other files is scheduled
         self.edits = 0  # the changes of text so far
@@ -170,14 +170,12 @@ class Session:
             diagnostics=diagnostics(linted, types, related(ls))))
         if others is None:  # this file alone judged again: the others' are as published
             return
-        if self.workspace().unjudged is None:
-            self.publish_others(ls, uri, others)
-            return
-        for other in sorted(set(texts) - {path}):  # the open ones, judged now: found or not
+        for other in sorted(self.workspace().fellows(path, texts)):  # the folder's open
+            # ones, judged now: found or not
             self.show(ls, Path(other).as_uri(), others.get(other))
         if not self.finishing:
             self.finishing = True
-            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
+            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls,
                                                   self.edits)
 
     def refused(self, ls: LanguageServer, said: str) -> str | None:
@@ -197,30 +195,31 @@ class Session:
                                                        f"policylint: {said}"))
         return None
 
-    def finish(self, ls: LanguageServer, uri: str, edits: int) -> None:
+    def finish(self, ls: LanguageServer, edits: int) -> None:
         """The folder's other files, judged whole on the model the edits since have kept
         current (never a result from before a change), once no edit has come for REST_MS:
         typing in a cluster file is answered for the open documents alone."""
         if edits != self.edits:  # typing goes on: later
-            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls, uri,
+            asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls,
                                                   self.edits)
             return
         self.finishing = False
         texts = self.open_texts(ls)
-        others = self.workspace().rest(texts)
-        if others is not None:  # an open document's are its own lint's: its text may be newer
-            self.publish_others(ls, uri, others, {Path(p).as_uri() for p in texts})
+        besides = {Path(p).as_uri() for p in texts}  # an open document's are its own lint's:
+        # its text may be newer
+        for folder, others in self.workspace().rest(texts).items():
+            self.publish_others(ls, folder, others, besides)
 
-    def publish_others(self, ls: LanguageServer, uri: str, others: dict,
-                       besides: set[str] = frozenset()) -> None:
-        """The findings of the folder's other files, open or not (as ruff's workspace
-        diagnostics): a cluster's finding that names this file's topic is there; a file
-        whose findings went is cleared. ``besides``: files not published here."""
+    def publish_others(self, ls: LanguageServer, folder: tuple, others: dict,
+                       besides: set[str]) -> None:
+        """The findings of a folder's files, open or not (as ruff's workspace diagnostics):
+        a cluster's finding that names an open file's topic is there; a file whose findings
+        went is cleared. ``besides``: files not published here."""
         shown = {Path(p).as_uri(): found for p, found in others.items()}
-        for other in sorted(set(shown) | self.elsewhere.get(uri, set())):
-            if other != uri and other not in besides:
+        for other in sorted(set(shown) | self.elsewhere.get(folder, set())):
+            if other not in besides:
                 self.show(ls, other, shown.get(other))
-        self.elsewhere[uri] = set(shown) - {uri}
+        self.elsewhere[folder] = set(shown)
 
     def show(self, ls: LanguageServer, uri: str, linted: Linted | None) -> None:
         """Publishes a file's findings (none: cleared). An open document's carry the version

@@ -53,7 +53,7 @@ class Workspace:
     def options(self, options: dict | None) -> None:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
-        self.unjudged: tuple | None = None  # the paths whose files ``rest`` judges
+        self.unjudged: set[tuple] = set()  # the folders (paths) whose files ``rest`` judges
         #: kept while one file alone is edited: (paths, the file, what every other file's
         #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
         #: others: _said)
@@ -117,6 +117,13 @@ class Workspace:
         inside = [r for r in self.roots if path == r or path.startswith(r.rstrip(os.sep) + os.sep)]
         return max(inside, key=len, default=None)
 
+    def fellows(self, path: str, paths) -> set[str]:
+        """Those of ``paths`` (absolute) linted with ``path``: the others in its folder
+        (none for a file outside every folder)."""
+        root = self.root_of(os.path.abspath(path))
+        return set() if root is None else \
+            {p for p in paths if p != path and self.root_of(p) == root}
+
     def forget(self, path: str) -> None:
         """A file changed or went away on disk (or its unsaved text did, closed): read it,
         and its folder, again when next asked."""
@@ -151,28 +158,30 @@ class Workspace:
             result = self._run(paths, texts, {name})
             return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
                 None
-        judged = None if first is None else {name} | {display_name(p) for p in first}
+        judged = None if first is None else \
+            {name} | {display_name(p) for p in self.fellows(path, first)}
         result = self._run(paths, texts, judged)
         if judged is not None:
-            self.unjudged = tuple(paths)
+            self.unjudged.add(tuple(paths))
         others = _by_file(result, texts, {f.file for f in result.findings
                                           if f.file and f.file != name})
         return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
             others
 
-    def rest(self, texts: dict[str, str]) -> dict[str, Linted] | None:
-        """After a ``lint`` that judged its ``first`` files alone: every file of that folder
-        with findings, judged whole on its kept model (which the edits since have kept
-        current); None when nothing is left to judge."""
-        paths, self.unjudged = self.unjudged, None
-        if paths is None or paths not in self.loaded:
-            return None
-        settings, inputs = self.loaded[paths]
-        with _uncollected():
-            result = judge(inputs, settings)
-        result.findings = [f for f in result.findings if f.rule != "PL102"]
+    def rest(self, texts: dict[str, str]) -> dict[tuple, dict[str, Linted]]:
+        """After ``lint``s that judged their ``first`` files alone: for each of those folders
+        (paths), every file with findings, judged whole on its kept model (which the edits
+        since have kept current)."""
         texts = {os.path.abspath(p): t for p, t in texts.items()}
-        return _by_file(result, texts, {f.file for f in result.findings if f.file})
+        found = {}
+        for paths in sorted(self.unjudged & self.loaded.keys()):
+            settings, inputs = self.loaded[paths]
+            with _uncollected():
+                result = judge(inputs, settings)
+            result.findings = [f for f in result.findings if f.rule != "PL102"]
+            found[paths] = _by_file(result, texts, {f.file for f in result.findings if f.file})
+        self.unjudged = set()
+        return found
 
     def lint_all(self, texts: dict[str, str]) -> dict[str, Linted]:
         """Every file policylint reads in the workspace, each folder linted whole as
