@@ -238,6 +238,13 @@ async def test_settings_from_the_client_and_when_they_change(configured, workspa
     codes = {d.code for d in await _diagnostics(configured, uri)}
     assert "PL301" in codes and "PL209" not in codes  # ignore: PL209
     configured.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings=None))  # as a client that pulls settings sends it: they stay
+    configured.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(TOPIC + "\n")]))
+    codes = {d.code for d in await _diagnostics(configured, uri)}
+    assert "PL301" in codes and "PL209" not in codes
+    configured.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"policylint": {"select": "PL209"}}))
     codes = {d.code for d in await _diagnostics(configured, uri)}
     assert codes == {"PL209"}

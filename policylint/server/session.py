@@ -109,6 +109,8 @@ class Session:
 
     def configuration(self, ls: LanguageServer,
                       params: types.DidChangeConfigurationParams) -> None:
+        if not isinstance(params.settings, dict):  # null, as clients that pull settings
+            return  # send it: the settings stay as they were
         self.configure(params.settings)
         self.republish(ls)
 
