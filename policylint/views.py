@@ -377,11 +377,16 @@ class Questions:
                 for issue in _judged_config(releases, prefixes, config.config)]
         return found
 
-    def by_metric_name(self, target: Any) -> dict[str, list[str]]:
-        """Kafka's metric name of a topic (``.`` written ``_``) -> the topic names with it,
-        sorted: of a snapshot's topics, or (any other target) of the run's manifests."""
-        return self.view(_by_metric_name, target.topics if isinstance(target, Snapshot)
-                          else self.manifests)
+    def by_metric_name(self, snapshot: Snapshot) -> dict[str, list[str]]:
+        """Kafka's metric name of a topic (``.`` written ``_``) -> the snapshot's topic
+        names with it, sorted."""
+        return self.view(_by_metric_name, snapshot.topics)
+
+    def metric_twins(self, target: Any) -> dict[str, list[str]]:
+        """``by_metric_name`` of the metric names two topics or more share: of a snapshot's
+        topics, or (any other target) of the run's manifests."""
+        return self.view(_metric_twins, target.topics if isinstance(target, Snapshot)
+                         else self.manifests)
 
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""
@@ -606,14 +611,24 @@ def _topic_configs(target: Any) -> list[TopicConfig]:
     return [topic_config(item) for item in items if item.config]
 
 
-def _by_metric_name(source: dict | list) -> dict[str, list[str]]:
-    """(see ``Context.by_metric_name``) ``source``: a snapshot's topics, or manifests."""
+def _by_metric_name(names: Iterable[str]) -> dict[str, list[str]]:
+    """(see ``Context.by_metric_name``)"""
     found: dict[str, list[str]] = {}
-    for name in source if isinstance(source, dict) else (spec.name for spec in source):
+    for name in names:
         found.setdefault(name.replace(".", "_"), []).append(name)
     # most names share their metric name with no other: nothing to sort or de-duplicate
     return {metric: same if len(same) == 1 else sorted(set(same))
             for metric, same in found.items()}
+
+
+def _metric_twins(source: dict | list) -> dict[str, list[str]]:
+    """(see ``Context.metric_twins``) ``source``: a snapshot's topics, or manifests."""
+    # a name given twice is one topic (PL117's)
+    distinct = set(source) if isinstance(source, dict) else {spec.name for spec in source}
+    if len({name.replace(".", "_") for name in distinct}) == len(distinct):
+        return {}  # most runs: no two names alike, nothing to group
+    return {metric: same for metric, same in _by_metric_name(distinct).items()
+            if len(same) > 1}
 
 
 def _first_by_name(specs: list[TopicSpec]) -> dict[str, TopicSpec]:

@@ -42,13 +42,13 @@ class InvalidTopicName(Rule):
     message = "topic {topic}: {problem}"
 
     def check(self, target, ctx, options):
-        own = ctx.by_metric_name(target)
+        own = ctx.metric_twins(target)
         live = ctx.by_metric_name(ctx.snapshot) \
             if ctx.snapshot is not None and not isinstance(target, Snapshot) else {}
         for name, at in topic_names(target):
             problem = _illegal(name)
             metric = metric_name(name)
-            if problem is None and (len(own.get(metric, ())) > 1 or metric in live):
+            if problem is None and (metric in own or metric in live):
                 problem = _collision(name, own.get(metric, ()), live.get(metric, ()))
             if problem:
                 yield self.finding(self.say(topic=name, problem=problem), at=at, topic=name)
