@@ -66,8 +66,7 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
     for plan in inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked.add("PL123", plan.where(), None, "its cluster (--cluster, or the policy's "
                       "clusters: paths)", n=len(plan.moves))
-    runs, placed = _runs(inputs, settings, unchecked,
-                         None if judged is None else judged.__contains__)
+    runs, placed = _runs(inputs, settings, unchecked, judged)
     if keep is not None:
         keep.append(runs)
     result = run(runs, list(settings.rules), settings.policy, inputs.findings,
@@ -88,7 +87,7 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
 def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     """What the subjects of every file but ``besides`` weigh in the rules that weigh
     others (``engine.weigh``): what ``judge`` of ``besides`` alone is given."""
-    runs, _ = _runs(inputs, settings, None, lambda name: name not in besides)
+    runs, _ = _runs(inputs, settings, None, besides, False)
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
 
 
@@ -97,10 +96,10 @@ def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) 
     file's topic's other name by a rule whose findings compare names (``Reads.names_alike``:
     ``orders.v1`` beside ``orders_v1``): that file's findings may change."""
     keys = [r.reads.names_alike for r in settings.rules if r.reads.names_alike]
-    changed = keys and _names(before, name.__eq__) ^ _names(after, name.__eq__)
+    changed = keys and _names(before, name) ^ _names(after, name)
     if not changed:
         return False
-    others = _names(after, name.__ne__)
+    others = _names(after, name, False)
     for key in keys:
         alike: dict[str, set[str]] = {}
         for other in others:
@@ -110,16 +109,18 @@ def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) 
     return False
 
 
-def _names(inputs: Inputs, which: Any) -> set[str]:
-    """The topic names of the files ``which(name)`` takes."""
-    return {s.name for s in inputs.manifests if s.doc is not None and which(s.doc.source.name)}
+def _names(inputs: Inputs, name: str, of_it: bool = True) -> set[str]:
+    """The topic names of the file ``name`` (``of_it`` False: of the others)."""
+    return {s.name for s in inputs.manifests
+            if s.doc is not None and (s.doc.source.name == name) is of_it}
 
 
 def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
-          which: Any = None) -> tuple[list[tuple], list[tuple]]:
-    """(context, targets) of each group, the targets of the files ``which(name)`` takes
-    (None: all), what they leave unchecked counted in ``unchecked`` (None: not asked);
-    and (manifest, group, context) of every manifest."""
+          files: set[str] | None = None, of_them: bool = True
+          ) -> tuple[list[tuple], list[tuple]]:
+    """(context, targets) of each group, the targets of the ``files`` (None: all; ``of_them``
+    False: of the other files), what they leave unchecked counted in ``unchecked`` (None:
+    not asked); and (manifest, group, context) of every manifest."""
     runs, placed = [], []
     shared = Unchecked() if unchecked is None else unchecked  # each context holds one
     for group in inputs.groups:
@@ -131,15 +132,15 @@ def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
                       changes=group.changes)
         if settings.base is not None:
             ctx.base, ctx.base_ref = group.base, settings.base
-        if group.label is not None and unchecked is not None:  # PL118, PL121: checked
-            for spec in group.manifests:  # without their cluster
-                if which is None or which(spec.doc.source.name):
-                    unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
-                                  f"its cluster {group.label} among the inputs")
         targets = group.targets()
-        if which is not None:
-            targets = {kind: [t for t in items if t.doc is None or which(t.doc.source.name)]
+        if files is not None:
+            targets = {kind: [t for t in items
+                              if t.doc is None or (t.doc.source.name in files) is of_them]
                        for kind, items in targets.items()}
+        if group.label is not None and unchecked is not None:  # PL118, PL121: checked
+            for spec in targets["manifest"]:  # without their cluster
+                unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
+                              f"its cluster {group.label} among the inputs")
         runs.append((ctx, targets))
         placed += [(spec, group, ctx) for spec in group.manifests]
     return runs, placed

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
+from itertools import compress
 from pathlib import Path
 
 from msgspec import structs
@@ -179,12 +180,19 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     alone = load([parsed], inputs.related)
     if alone.changes or alone.files != [name]:
         return None
-    groups = []
+    # the located subjects of the PL118 findings' topics (an unchanged file's are not
+    # located again), by group, in the order of its topics
+    located = {id(g): f.subjects for g, f in zip(_unplaced(inputs.groups), (
+        f for f in inputs.findings if f.rule == "PL118")) if f.subjects}
+    groups, subjects = [], {}
     for group in inputs.groups:
-        kept = _less(group.manifests, name)
+        keep = _keep(group.manifests, name)
+        kept = list(compress(group.manifests, keep))
         if len(kept) != len(group.manifests) and (group.unplaced_by == "PL121" or group.plans):
             return None  # a cluster described twice (PL121); a plan's, read with them
         groups.append(structs.replace(group, manifests=kept))
+        if id(group) in located:
+            subjects[id(groups[-1])] = list(compress(located[id(group)], keep))
     joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
     for spec in alone.manifests:
         cluster, unknown, scope = inputs.placement.of_manifest(spec)
@@ -196,25 +204,17 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
         joining.setdefault(at, []).append(spec)
     order = {file: i for i, file in enumerate(inputs.files)}
     for at, specs in joining.items():
-        _insert(groups[at].manifests, specs, order, name)
+        i = _insert(groups[at].manifests, specs, order, name)
+        if id(groups[at]) in subjects:  # theirs located when the finding is made
+            subjects[id(groups[at])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
-    before = [f for f in inputs.findings if f.rule == "PL118"]
-    unknown = _unknown_clusters(groups, inputs.placement, _subjects(inputs.groups, before))
-    manifests = _less(inputs.manifests, name)
+    unknown = _unknown_clusters(groups, inputs.placement, subjects)
+    manifests = list(compress(inputs.manifests, _keep(inputs.manifests, name)))
     _insert(manifests, alone.manifests, order, name)
     return structs.replace(
         inputs, groups=groups, manifests=manifests,
         findings=[f for f in inputs.findings if f.file != name and f.rule != "PL118"]
         + unknown + alone.findings)
-
-
-def _subjects(groups: list[Group], findings: list) -> dict[int, dict]:
-    """The located subject of each topic (by ``id``) of the PL118 ``findings`` that
-    ``_unknown_clusters`` made of ``groups``: an unchanged file's are not located again."""
-    located: dict[int, dict] = {}
-    for group, finding in zip(_unplaced(groups), findings):
-        located.update(zip(map(id, group.manifests), finding.subjects or ()))
-    return located
 
 
 def _unplaced(groups: Iterable[Group]) -> list[Group]:
@@ -224,26 +224,25 @@ def _unplaced(groups: Iterable[Group]) -> list[Group]:
 
 
 def _unknown_clusters(groups: Iterable[Group], placement: Placement,
-                      located: dict[int, dict] | None = None) -> list:
+                      located: dict[int, list] | None = None) -> list:
     """PL118: for each cluster that topics name and none of the inputs describe, one
-    finding (one cause) at the first of them. ``located``: topics' subjects known already
-    (``_subjects``)."""
+    finding (one cause) at the first of them. ``located``: by a group's ``id``, its topics'
+    subjects, in their order, None where not located yet (an edit's: ``replaced``)."""
     located = located or {}
     found = []
     for group in _unplaced(groups):
         specs = group.manifests
-        names = [spec.name for spec in specs]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        they = f"topic {names[0]} names" if len(names) == 1 else \
-            f"{len(names)} topics ({shown}) name"
+        names, n = [spec.name for spec in specs[:5]], len(specs)
+        shown = ", ".join(names) + (f" and {n - 5} more" if n > 5 else "")
+        they = f"topic {names[0]} names" if n == 1 else f"{n} topics ({shown}) name"
         finding = source_finding(
             "PL118", f"{they} cluster {group.label}, which is none of the clusters among the "
             f"inputs ({placement.names()}): rules that need its cluster skip "
-            f"{'it' if len(names) == 1 else 'them'}; lint with that cluster's Kafka resource "
+            f"{'it' if n == 1 else 'them'}; lint with that cluster's Kafka resource "
             "or snapshot", specs[0].doc.source.name, at=specs[0].where("cluster"))
-        finding.topic = names[0] if len(names) == 1 else None
-        if len(names) > 1:
-            subjects = list(map(located.get, map(id, specs)))
+        finding.topic = names[0] if n == 1 else None
+        if n > 1:
+            subjects = located.get(id(group)) or [None] * n
             for i in [i for i, known in enumerate(subjects) if known is None]:
                 subjects[i] = _subject(specs[i], specs[i].where("cluster"))
             finding.subjects = subjects
@@ -251,18 +250,21 @@ def _unknown_clusters(groups: Iterable[Group], placement: Placement,
     return found
 
 
-def _less(specs: list[TopicSpec], name: str) -> list[TopicSpec]:
-    return [s for s in specs if s.doc is None or s.doc.source.name != name]
+def _keep(specs: list[TopicSpec], name: str) -> list[bool]:
+    """Which of ``specs`` are not the file ``name``'s (to ``compress`` them, and what is
+    aligned with them, by)."""
+    return [s.doc is None or s.doc.source.name != name for s in specs]
 
 
 def _insert(specs: list[TopicSpec], new: list[TopicSpec], order: dict[str, int],
-            name: str) -> None:
+            name: str) -> int:
     """``new`` (the file ``name``'s) into ``specs`` where a whole read puts them: in the
-    order files are walked."""
+    order files are walked. Where they went."""
     at, get = order[name], order.get
     i = next((i for i, s in enumerate(specs)
               if s.doc is not None and get(s.doc.source.name, -1) > at), len(specs))
     specs[i:i] = new
+    return i
 
 
 def _holders(inputs: Inputs) -> set[str]:
