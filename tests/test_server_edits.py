@@ -116,6 +116,23 @@ def _edited_as_a_lint_finds(folder: Path, edited: str, edits: list) -> int:
     return alone
 
 
+def test_a_file_opened_is_ready_for_its_first_edit(folder, monkeypatch):
+    """``prepare`` (the server calls it once a document is opened) computes what an edit
+    judged alone is compared with: the first edit computes no more than the next."""
+    import policylint.server.workspace as workspace
+
+    monkeypatch.chdir(folder)
+    path = str(folder / "topics/edited.yaml")
+    space = Workspace([str(folder)])
+    space.lint(path, {path: topic()})
+    space.prepare(path)
+    weighed = []
+    monkeypatch.setattr(workspace, "weighed", lambda *a: weighed.append(a))
+    linted, others = space.lint(path, {path: topic(isr=4)}, edited=True)
+    assert others is None and not weighed  # judged alone, on what was made ready
+    assert "PL301" in {f.rule for f in linted.result.findings}
+
+
 def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypatch):
     monkeypatch.chdir(folder)
     path = str(folder / "topics/edited.yaml")

@@ -239,7 +239,11 @@ class Session:
             self.publish(ls, uri, edited=True)
 
     def did_open(self, ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        self.publish(ls, params.text_document.uri)
+        uri = params.text_document.uri
+        self.publish(ls, uri)
+        path = to_fs_path(uri)
+        if path is not None:  # opened to be edited: its first edit as fast as the next
+            asyncio.get_running_loop().call_soon(self.workspace().prepare, path)
 
     async def did_change(self, ls: LanguageServer,
                          params: types.DidChangeTextDocumentParams) -> None:

@@ -144,29 +144,42 @@ class Workspace:
         folder is judged with the workspace's clusters, alone: it has no folder whose files
         it is linted with."""
         path = os.path.abspath(path)
-        name = display_name(path)
-        root = self.root_of(path)
-        if root is not None:  # a file only the editor has is named beside its folder
-            paths = [root] + ([] if os.path.exists(path) else [path])
-        else:
-            paths = [path] + [c for c in self.clusters if c != path and os.path.exists(c)]
+        name, root, paths = display_name(path), self.root_of(path), self._paths(path)
         texts = {os.path.abspath(p): t for p, t in texts.items()}
-        alone = self._again(tuple(paths), path, name, texts) if edited else None
+        alone = self._again(paths, path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
         if root is None:  # outside every folder: no other file's findings are this run's
-            result = self._run(paths, texts, {name})
+            result = self._run(list(paths), texts, {name})
             return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
                 None
         judged = None if first is None else \
             {name} | {display_name(p) for p in self.fellows(path, first)}
-        result = self._run(paths, texts, judged)
+        result = self._run(list(paths), texts, judged)
         if judged is not None:
-            self.unjudged.add(tuple(paths))
+            self.unjudged.add(paths)
         others = _by_file(result, texts, {f.file for f in result.findings
                                           if f.file and f.file != name})
         return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
             others
+
+    def _paths(self, path: str) -> tuple[str, ...]:
+        """What ``lint`` reads for the file at ``path`` (absolute): its folder; outside
+        every folder, the file and the workspace's clusters."""
+        root = self.root_of(path)
+        if root is not None:  # a file only the editor has is named beside its folder
+            return (root,) + (() if os.path.exists(path) else (path,))
+        return (path, *(c for c in self.clusters if c != path and os.path.exists(c)))
+
+    def prepare(self, path: str) -> None:
+        """What an edit of the file at ``path`` alone is compared with (``_again``), made
+        ready after its folder was read, before the first edit comes: that edit is then
+        answered as fast as the next."""
+        path = os.path.abspath(path)
+        paths = self._paths(path)
+        if paths in self.loaded:
+            with _uncollected():
+                self._alone(paths, display_name(path))
 
     def rest(self, texts: dict[str, str]) -> dict[tuple, dict[str, Linted]]:
         """After ``lint``s that judged their ``first`` files alone: for each of those folders
@@ -229,12 +242,9 @@ class Workspace:
                 swapped = replaced(inputs, parsed)
                 if swapped is None:
                     return None
-                if self.alone[:2] != (paths, name):  # the others' subjects, while unchanged
-                    others = weighed(inputs, settings, {name})
-                    said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
-                    self.alone = paths, name, others, _said(said)
-                result = judge(swapped, settings, judged={name}, elsewhere=self.alone[2])
-                if _said(result.elsewhere) != self.alone[3] or \
+                _, _, others, said = self._alone(paths, name)
+                result = judge(swapped, settings, judged={name}, elsewhere=others)
+                if _said(result.elsewhere) != said or \
                         renamed_alike(inputs, swapped, settings, name):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
@@ -245,6 +255,16 @@ class Workspace:
         self.loaded[paths] = settings, swapped
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
+
+    def _alone(self, paths: tuple, name: str) -> tuple:
+        """``self.alone`` for the file ``name`` of the kept model of ``paths``: computed
+        once, kept while that model is."""
+        if self.alone[:2] != (paths, name):  # the others' subjects, while unchanged
+            settings, inputs = self.loaded[paths]
+            others = weighed(inputs, settings, {name})
+            said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
+            self.alone = paths, name, others, _said(said)
+        return self.alone
 
 
 def _known(result, name: str) -> bool:
