@@ -178,6 +178,21 @@ async def test_a_finding_at_the_cluster_is_published_for_the_cluster_file(client
     assert "PL301" in {d.code for d in found}
 
 
+@pytest.mark.asyncio
+async def test_a_folder_removed_takes_its_files_findings(client, workspace):
+    """The finding at kafka.yaml (every topic that inherits its min.insync.replicas breaks
+    it), published though kafka.yaml is not open, is cleared when its folder is removed."""
+    (workspace / "topics/ok.yaml").unlink()
+    _open(client, workspace / "topics/orders.yaml", TOPIC)
+    kafka = (workspace / "kafka.yaml").as_uri()
+    assert "PL301" in {d.code for d in await _diagnostics(client, kafka)}
+    cleared = _diagnostics(client, kafka)
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=[], removed=[
+            types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")])))
+    assert list(await cleared) == []
+
+
 def _cli(root: Path) -> set:
     from policylint.linter import lint
     return {(f.file, f.line, f.column, f.rule, f.message) for f in lint([str(root)]).findings

@@ -124,10 +124,14 @@ class Session:
 
     def folders_changed(self, ls: LanguageServer,
                         params: types.DidChangeWorkspaceFoldersParams) -> None:
-        roots = set(self.workspace().roots)
-        roots -= {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
+        removed = {os.path.abspath(to_fs_path(f.uri) or "") for f in params.event.removed}
+        roots = set(self.workspace().roots) - removed
         roots |= {os.path.abspath(p) for f in params.event.added if (p := to_fs_path(f.uri))}
         self._workspace = Workspace(sorted(roots), self.options)
+        for folder in [f for f in self.elsewhere if f[0] in removed]:  # its files' findings
+            for uri in sorted(self.elsewhere.pop(folder)):  # go with it (an open one's are
+                if self.opened(ls, uri) is None:  # published again below)
+                    self.show(ls, uri, None)
         self.republish(ls)
 
     def initialized(self, ls: LanguageServer, params: types.InitializedParams) -> None:
