@@ -150,18 +150,18 @@ class Workspace:
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
         if root is None:  # outside every folder: no other file's findings are this run's
-            result = self._run(list(paths), texts, {name})
-            return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
-                None
-        judged = None if first is None else \
-            {name} | {display_name(p) for p in self.fellows(path, first)}
-        result = self._run(list(paths), texts, judged)
-        if judged is not None:
-            self.unjudged.add(paths)
-        others = _by_file(result, texts, {f.file for f in result.findings
-                                          if f.file and f.file != name})
-        return Linted(name, texts.get(path, ""), result if _known(result, name) else None), \
-            others
+            result, others = self._run(list(paths), texts, {name}), None
+        else:
+            judged = None if first is None else \
+                {name} | {display_name(p) for p in self.fellows(path, first)}
+            result = self._run(list(paths), texts, judged)
+            if judged is not None:
+                self.unjudged.add(paths)
+            others = _by_file(result, texts, {f.file for f in result.findings
+                                              if f.file and f.file != name})
+        known = name in result.read or any(f.rule == "PL100" and f.file == name
+                                           for f in result.findings)
+        return Linted(name, texts.get(path, ""), result if known else None), others
 
     def _paths(self, path: str) -> tuple[str, ...]:
         """What ``lint`` reads for the file at ``path`` (absolute): its folder; outside
@@ -265,13 +265,6 @@ class Workspace:
             said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
             self.alone = paths, name, others, _said(said)
         return self.alone
-
-
-def _known(result, name: str) -> bool:
-    """Whether the run read the file ``name`` as one of policylint's kinds (or could not
-    parse it)."""
-    return name in result.read or any(f.rule == "PL100" and f.file == name
-                                      for f in result.findings)
 
 
 def _said(findings: list) -> list[tuple]:
