@@ -134,6 +134,28 @@ async def test_each_folder_publishes_its_own_files(client, workspace, tmp_path_f
 
 
 @pytest.mark.asyncio
+async def test_hover_is_of_the_release_of_the_files_own_cluster(client, workspace):
+    """Two clusters in one folder, each with its topics beside it: a config key's hover in a
+    file names the release of that file's cluster, not the folder's first."""
+    cluster = (EXAMPLES / "gitops/kafka.yaml").read_text()
+    for name, version in (("a", "3.9.0"), ("b", "4.1.0")):
+        (workspace / name).mkdir()
+        (workspace / name / "kafka.yaml").write_text(
+            cluster.replace("prod-eu-1", name).replace("4.1.0", version))
+    topic = TOPIC.replace("replicas: 1", "replicas: 3\n  config:\n    retention.ms: 1000")
+    for name in ("a", "b"):
+        (workspace / name / "t.yaml").write_text(topic.replace("prod-eu-1", name)
+                                                 .replace("orders", f"orders-{name}"))
+    for name, release in (("a", "3.9"), ("b", "4.1")):
+        path = workspace / name / "t.yaml"
+        uri = _open(client, path, path.read_text())
+        await _diagnostics(client, uri)
+        hover = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(10, 6)))
+        assert f"**retention.ms** (Kafka {release}" in hover.contents.value, name
+
+
+@pytest.mark.asyncio
 async def test_a_file_outside_the_folders_leaves_the_open_documents_findings(
         client, workspace, tmp_path_factory):
     """A file opened from outside every folder is judged alone; the folder's open documents

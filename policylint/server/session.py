@@ -428,7 +428,7 @@ class Session:
         from .. import kafka_configs
         linted = self.current(ls, uri)
         placed = getattr(linted.result, "placed", None) if linted else None
-        if placed:
-            spec, _, ctx = placed[0]
-            return ctx.kafka_release(spec)
+        for spec, _, ctx in placed or ():  # the run's topics: the first of this file's
+            if spec.doc is not None and spec.doc.source.name == linted.name:
+                return ctx.kafka_release(spec)
         return kafka_configs.newest()
