@@ -288,8 +288,10 @@ async def test_typing_in_a_cluster_file_answers_the_open_documents_then_every_fi
         await _diagnostics(client, uri)
         kafka = workspace / "kafka.yaml"
         text = kafka.read_text()
-        kafka_uri = _open(client, kafka, text)
+        judged_again = _diagnostics(client, uri)  # the cluster file's lint publishes the
+        kafka_uri = _open(client, kafka, text)  # folder's open documents after its own
         await _diagnostics(client, kafka_uri)
+        await judged_again  # (else an edit's wait below may take that publication)
         closed = (workspace / "topics/closed.yaml").as_uri()
         for version, brokers, expected in ((2, "4", True), (3, "6", False)):
             opened, other = _diagnostics(client, uri), _diagnostics(client, closed)
