@@ -91,12 +91,17 @@ def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
 
 
-def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str) -> bool:
+def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str,
+                  names: tuple[set[str], set[str]] | None = None) -> bool:
     """Whether a topic name the file ``name`` gave or gives, not both, is alike another
     file's topic's other name by a rule whose findings compare names (``Reads.names_alike``:
-    ``orders.v1`` beside ``orders_v1``): that file's findings may change."""
+    ``orders.v1`` beside ``orders_v1``): that file's findings may change. ``names``: the
+    file's topic names before and after, when the caller knows them."""
     keys = [r.reads.names_alike for r in settings.rules if r.reads.names_alike]
-    changed = keys and _names(before, name) ^ _names(after, name)
+    if not keys:
+        return False
+    gave, gives = names or (_names(before, name), _names(after, name))
+    changed = gave ^ gives
     if not changed:
         return False
     others = _names(after, name, False)

@@ -133,6 +133,29 @@ def test_a_file_opened_is_ready_for_its_first_edit(folder, monkeypatch):
     assert "PL301" in {f.rule for f in linted.result.findings}
 
 
+def test_edits_of_two_files_in_turn_find_what_a_whole_lint_finds(folder, monkeypatch):
+    """One workspace, two files edited in turn, each judged alone: where the last edit of
+    one file put its topics (``loader.Spliced``) says nothing of the other's."""
+    monkeypatch.chdir(folder)
+    space, texts = Workspace([str(folder)]), {}
+    space.lint(str(folder / "topics/a.yaml"), texts)
+    for edited, text in [("topics/a.yaml", topic(name="first", isr=4)),
+                         ("topics/a.yaml", topic(name="first", isr=5)),
+                         ("topics/edited.yaml", topic(isr=4)),
+                         ("topics/edited.yaml", topic(rf=2)),
+                         ("topics/a.yaml", topic(name="first", isr=1))]:
+        path = str(folder / edited)
+        texts[path] = text
+        linted, others = space.lint(path, texts, edited=True)
+        assert others is None, edited  # judged alone
+        held = unsaved.set(dict(texts))
+        try:
+            whole = lint([str(folder)])
+        finally:
+            unsaved.reset(held)
+        assert _shown(linted.result.findings, edited) == _shown(whole.findings, edited)
+
+
 def test_a_kept_model_is_not_used_after_a_file_changes_on_disk(folder, monkeypatch):
     monkeypatch.chdir(folder)
     path = str(folder / "topics/edited.yaml")

@@ -58,6 +58,7 @@ class Workspace:
         #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
         #: others: _said)
         self.alone: tuple = ()
+        self.spliced = None  # loader.Spliced: where the last edit judged alone put its topics
 
     def options_of(self, path: str) -> dict:
         """The settings as they apply to ``path``: a relative ``policy`` or ``baseline``
@@ -239,20 +240,24 @@ class Workspace:
         try:
             with _uncollected():
                 parsed = parse_files([(path, name, False)], settings.max_file_size)[0]
-                swapped = replaced(inputs, parsed)
-                if swapped is None:
+                made = replaced(inputs, parsed, self.spliced)
+                if made is None:
                     return None
+                swapped, spliced = made
                 _, _, others, said = self._alone(paths, name)
                 result = judge(swapped, settings, judged={name}, elsewhere=others)
+                gave = self.spliced.specs(inputs, name) if self.spliced is not None else None
+                names = None if gave is None else \
+                    ({s.name for s in gave}, {s.name for s in spliced.specs(swapped, name)})
                 if _said(result.elsewhere) != said or \
-                        renamed_alike(inputs, swapped, settings, name):
+                        renamed_alike(inputs, swapped, settings, name, names):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
                     # a name Kafka's metrics cannot tell from another's
         finally:
             unsaved.reset(held)
             max_nodes.reset(bound)
-        self.loaded[paths] = settings, swapped
+        self.loaded[paths], self.spliced = (settings, swapped), spliced
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import compress
+from operator import is_
 from pathlib import Path
+from typing import NamedTuple
 
 from msgspec import structs
 
@@ -162,13 +164,30 @@ def _grouped(inputs: Inputs, profiles: list[ClusterProfile], clusters: list[Clus
     return list(groups.values())
 
 
-def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
+class Spliced(NamedTuple):
+    """Where ``replaced`` put one file's topics: for each list of topics it made (the run's,
+    key -1, and each group's, by index), that list, the position of the file's topics in it
+    (None: unknown, the file has none there) and those topics. The next edit of the file
+    takes them out and puts its own back there without a pass over the list."""
+    name: str
+    lists: dict[int, tuple[list, int | None, list]]
+
+    def specs(self, inputs: Inputs, name: str) -> list[TopicSpec] | None:
+        """The file ``name``'s topics in ``inputs`` (None: not known here, another file's
+        splice or another run's)."""
+        made, _, mine = self.lists[-1]
+        return mine if name == self.name and inputs.manifests is made else None
+
+
+def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
+             ) -> tuple[Inputs, Spliced] | None:
     """``inputs`` with one file read again (``parsed``: its documents now), when what it
     holds, before and after, is topic declarations alone (or text that does not parse,
     being typed), each placed on a cluster or a cluster's name among the inputs that no
     plan is checked against (what no other file's model depends on: a plan's entries read
     their topics' declarations); None otherwise: read them all again. The editor's
-    per-edit path: the other files' models are kept as they are."""
+    per-edit path: the other files' models are kept as they are. ``last``: what the last
+    edit of a file returned, the way its topics are found again."""
     name, _, docs = parsed
     if name not in inputs.files or any(name == n for n, _ in inputs.skipped) or \
             posixpath.basename(name).startswith("kustomization") or name in _holders(inputs):
@@ -180,19 +199,19 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
     alone = load([parsed], inputs.related)
     if alone.changes or alone.files != [name]:
         return None
+    known = last.lists if last is not None and last.name == name else {}
     # the located subjects of the PL118 findings' topics (an unchanged file's are not
     # located again), by group, in the order of its topics
     located = {id(g): f.subjects for g, f in zip(_unplaced(inputs.groups), (
         f for f in inputs.findings if f.rule == "PL118")) if f.subjects}
-    groups, subjects = [], {}
-    for group in inputs.groups:
-        keep = _keep(group.manifests, name)
-        kept = list(compress(group.manifests, keep))
+    groups, subjects, back = [], {}, {}
+    for j, group in enumerate(inputs.groups):
+        kept, cut, back[j] = _without(group.manifests, name, known.get(j))
         if len(kept) != len(group.manifests) and (group.unplaced_by == "PL121" or group.plans):
             return None  # a cluster described twice (PL121); a plan's, read with them
         groups.append(structs.replace(group, manifests=kept))
         if id(group) in located:
-            subjects[id(groups[-1])] = list(compress(located[id(group)], keep))
+            subjects[id(groups[-1])] = cut(located[id(group)])
     joining: dict[int, list[TopicSpec]] = {}  # index of a group -> the file's topics
     for spec in alone.manifests:
         cluster, unknown, scope = inputs.placement.of_manifest(spec)
@@ -203,18 +222,38 @@ def replaced(inputs: Inputs, parsed: Parsed) -> Inputs | None:
             return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
     order = {file: i for i, file in enumerate(inputs.files)}
+    spliced = Spliced(name, {j: (g.manifests, None, []) for j, g in enumerate(groups)})
     for at, specs in joining.items():
-        i = _insert(groups[at].manifests, specs, order, name)
+        i = _insert(groups[at].manifests, specs, order, name, back[at])
+        spliced.lists[at] = groups[at].manifests, i, specs
         if id(groups[at]) in subjects:  # theirs located when the finding is made
             subjects[id(groups[at])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
-    manifests = list(compress(inputs.manifests, _keep(inputs.manifests, name)))
-    _insert(manifests, alone.manifests, order, name)
+    manifests, _, at = _without(inputs.manifests, name, known.get(-1))
+    spliced.lists[-1] = manifests, _insert(manifests, alone.manifests, order, name, at), \
+        alone.manifests
     return structs.replace(
         inputs, groups=groups, manifests=manifests,
         findings=[f for f in inputs.findings if f.file != name and f.rule != "PL118"]
-        + unknown + alone.findings)
+        + unknown + alone.findings), spliced
+
+
+def _without(specs: list[TopicSpec], name: str, last: tuple | None
+             ) -> tuple[list[TopicSpec], Callable[[list], list], int | None]:
+    """``specs`` without the file ``name``'s topics (a new list); how to cut a list aligned
+    with ``specs`` alike; and where the file's topics go back, when known. ``last``: the
+    file's entry in the ``Spliced`` of its last edit: when ``specs`` is the list it made,
+    the file's topics are where it put them, and nowhere else."""
+    if last is not None and last[0] is specs:
+        _, at, mine = last
+        if at is None:  # none of the file's here
+            return list(specs), list, None
+        end = at + len(mine)
+        if len(specs[at:end]) == len(mine) and all(map(is_, specs[at:end], mine)):
+            return specs[:at] + specs[end:], lambda aligned: aligned[:at] + aligned[end:], at
+    keep = [s.doc is None or s.doc.source.name != name for s in specs]
+    return list(compress(specs, keep)), lambda aligned: list(compress(aligned, keep)), None
 
 
 def _unplaced(groups: Iterable[Group]) -> list[Group]:
@@ -250,21 +289,16 @@ def _unknown_clusters(groups: Iterable[Group], placement: Placement,
     return found
 
 
-def _keep(specs: list[TopicSpec], name: str) -> list[bool]:
-    """Which of ``specs`` are not the file ``name``'s (to ``compress`` them, and what is
-    aligned with them, by)."""
-    return [s.doc is None or s.doc.source.name != name for s in specs]
-
-
 def _insert(specs: list[TopicSpec], new: list[TopicSpec], order: dict[str, int],
-            name: str) -> int:
+            name: str, at: int | None = None) -> int:
     """``new`` (the file ``name``'s) into ``specs`` where a whole read puts them: in the
-    order files are walked. Where they went."""
-    at, get = order[name], order.get
-    i = next((i for i, s in enumerate(specs)
-              if s.doc is not None and get(s.doc.source.name, -1) > at), len(specs))
-    specs[i:i] = new
-    return i
+    order files are walked (``at``: that place, known). Where they went."""
+    if at is None:
+        file, get = order[name], order.get
+        at = next((i for i, s in enumerate(specs)
+                   if s.doc is not None and get(s.doc.source.name, -1) > file), len(specs))
+    specs[at:at] = new
+    return at
 
 
 def _holders(inputs: Inputs) -> set[str]:
