@@ -223,11 +223,11 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
         joining.setdefault(at, []).append(spec)
     order = {file: i for i, file in enumerate(inputs.files)}
     spliced = Spliced(name, {j: (g.manifests, None, []) for j, g in enumerate(groups)})
-    for at, specs in joining.items():
-        i = _insert(groups[at].manifests, specs, order, name, back[at])
-        spliced.lists[at] = groups[at].manifests, i, specs
-        if id(groups[at]) in subjects:  # theirs located when the finding is made
-            subjects[id(groups[at])][i:i] = [None] * len(specs)
+    for j, specs in joining.items():
+        i = _insert(groups[j].manifests, specs, order, name, back[j])
+        spliced.lists[j] = groups[j].manifests, i, specs
+        if id(groups[j]) in subjects:  # theirs located when the finding is made
+            subjects[id(groups[j])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
     manifests, _, at = _without(inputs.manifests, name, known.get(-1))
