@@ -399,7 +399,7 @@ def _say_what_ran(result, seconds: float) -> None:
     for name, why in result.skipped:
         _say(f"policylint: skipped {name}: {why}")
     from .linter import placed
-    for where in result.placed:
+    for where in result.placed():
         _say(f"policylint: {placed(*where)}")
     for s in result.unchecked_subjects:  # each one the summary counts, and what it needs
         at = f"{s['file']}:{s['line']}: " if s["file"] else ""

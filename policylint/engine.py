@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from functools import cached_property
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from msgspec import Struct, field
 
@@ -15,7 +15,7 @@ from .policy import CompiledPolicy, Policy
 from .registry import all_rules, matches
 from .rule import Rule
 from .suppressions import ANNOTATION, Suppressions
-from .views import Questions
+from .views import Names, Questions, clashes, names_of
 
 
 class Unchecked(Counter):
@@ -62,6 +62,10 @@ class Context(Questions, Struct):
     #: the codes of the rules this run runs (None: all), where a rule judges for several
     #: (a CEL batch)
     running: frozenset | None = None
+    #: (one name given twice, two names sharing a metric name) among ``manifests``, when
+    #: known without a pass over them (``run``: from the names of the topics it leaves out,
+    #: ``Weighed.names``); None: found when asked
+    clashes: tuple[bool, bool] | None = None
     #: what the run's questions remember (``views.Questions``: ``memo``, ``view``): the
     #: inputs above are the run's, everything made of them is kept here
     _views: dict[Any, dict] = field(default_factory=dict)
@@ -79,9 +83,8 @@ class Result(Struct, dict=True):
     read: list[str] = field(default_factory=list)
     #: the subjects rules could not check (``unchecked_subjects`` says them)
     unchecked_by: Unchecked | None = None
-    #: (declaration, its group, its context) of each topic, for ``-v`` to say what it was
-    #: judged against (``linter.placed``): said only when asked
-    placed: list[tuple] = field(default_factory=list)
+    #: (group, its context) of each group of the run: what its topics are judged against
+    groups: list[tuple] = field(default_factory=list)
     #: which policy judged, and where it was read from (``-v`` says it)
     policy: str = ""
     #: a run that judges some files (``linter.judge``): what it said of the others, apart
@@ -93,6 +96,11 @@ class Result(Struct, dict=True):
         """Each subject a rule could not check: rule, file, line, topic, the input it needs;
         located when first asked (an edit in the editor does not ask)."""
         return self.unchecked_by.located() if self.unchecked_by is not None else []
+
+    def placed(self) -> Iterator[tuple]:
+        """(declaration, its group, its context) of each topic, for ``-v`` and the editor to
+        say what it was judged against (``linter.placed``): found only when asked."""
+        return ((spec, group, ctx) for group, ctx in self.groups for spec in group.manifests)
 
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
@@ -135,6 +143,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     ran = {rule.code for rule in rules if rule.applies(policy.options[rule.code])}
     for ctx, _ in runs:
         ctx.running = frozenset(ran)
+    for (ctx, targets), names in zip(runs, elsewhere.names if elsewhere else ()):
+        ctx.clashes = clashes(names, targets.get("manifest", []))
     # the manifests with unknown values (template placeholders), and which
     blind = [[(m, u) for m in targets.get("manifest", ())
               if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]
@@ -241,9 +251,11 @@ NAMED = 5
 
 class Weighed(NamedTuple):
     """Per ``Finding.cause``: how many subjects inherit it, and how many of them break
-    their rule (unsuppressed), of the subjects a run leaves out (``weigh``)."""
+    their rule (unsuppressed), of the subjects a run leaves out (``weigh``); and the names
+    of the topics it leaves out, by run."""
     inheritors: Counter = Counter()
     breaking: Counter = Counter()
+    names: tuple[Names, ...] = ()
 
 
 def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
@@ -265,7 +277,8 @@ def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                     if finding.cause is not None:
                         suppressions.apply(finding, _finish(finding, policy))
                         breaking[finding.cause] += not finding.suppressed
-    return Weighed(sum((ctx.inheritors for ctx, _ in runs), Counter()), breaking)
+    return Weighed(sum((ctx.inheritors for ctx, _ in runs), Counter()), breaking,
+                   tuple(names_of(targets.get("manifest", [])) for _, targets in runs))
 
 
 def _one_per_cause(findings: list[Finding], policy: CompiledPolicy,

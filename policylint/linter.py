@@ -54,24 +54,27 @@ def load(paths: list[str], settings: Settings) -> Inputs:
 
 
 def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
-          keep: list | None = None, elsewhere: Weighed | None = None) -> Result:
+          keep: list | None = None, elsewhere: Weighed | None = None,
+          topics: dict[int, list] | None = None) -> Result:
     """The rules of ``settings`` over what ``load`` read, each group against its cluster,
     less what the baseline records. ``judged``: the files (as shown) whose contents are
     judged, the others read as their surroundings only (the clusters an editor's file is
     placed among), with what the others' subjects weigh in the rules that weigh them
     (``elsewhere``: ``weighed``, else taken as none); None: all. ``keep``: a list the run's
     model is appended to, for a caller that ends its process without freeing it object by
-    object (half a second for a million-entry plan)."""
+    object (half a second for a million-entry plan). ``topics``: the judged files' topics
+    in each group (by index), when the caller knows them (an edit's ``loader.Spliced``): no
+    pass over every topic picks them out."""
     unchecked = Unchecked()
     for plan in inputs.unplaced:  # PL123: plans checked without their cluster
         unchecked.add("PL123", plan.where(), None, "its cluster (--cluster, or the policy's "
                       "clusters: paths)", n=len(plan.moves))
-    runs, placed = _runs(inputs, settings, unchecked, judged)
+    runs, groups = _runs(inputs, settings, unchecked, judged, topics=topics)
     if keep is not None:
         keep.append(runs)
     result = run(runs, list(settings.rules), settings.policy, inputs.findings,
                  len(inputs.files), settings.today, inputs.skipped, unchecked, elsewhere)
-    result.read, result.placed, result.policy = inputs.files, placed, settings.described
+    result.read, result.groups, result.policy = inputs.files, groups, settings.described
     if judged is not None:  # what cross-file rules said of the surroundings: kept apart
         result.elsewhere = [f for f in result.findings if f.file not in judged]
         result.findings = [f for f in result.findings if f.file in judged]
@@ -121,14 +124,15 @@ def _names(inputs: Inputs, name: str, of_it: bool = True) -> set[str]:
 
 
 def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
-          files: set[str] | None = None, of_them: bool = True
-          ) -> tuple[list[tuple], list[tuple]]:
+          files: set[str] | None = None, of_them: bool = True,
+          topics: dict[int, list] | None = None) -> tuple[list[tuple], list[tuple]]:
     """(context, targets) of each group, the targets of the ``files`` (None: all; ``of_them``
-    False: of the other files), what they leave unchecked counted in ``unchecked`` (None:
-    not asked); and (manifest, group, context) of every manifest."""
-    runs, placed = [], []
+    False: of the other files; ``topics``: their topics by group, known), what they leave
+    unchecked counted in ``unchecked`` (None: not asked); and (group, context) of every
+    group."""
+    runs, groups = [], []
     shared = Unchecked() if unchecked is None else unchecked  # each context holds one
-    for group in inputs.groups:
+    for j, group in enumerate(inputs.groups):
         cluster_ = group.cluster
         ctx = Context(policy=settings.policy, profile=cluster_.profile if cluster_ else None,
                       snapshot=cluster_.snapshot if cluster_ else None,
@@ -139,16 +143,16 @@ def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
             ctx.base, ctx.base_ref = group.base, settings.base
         targets = group.targets()
         if files is not None:
-            targets = {kind: [t for t in items
-                              if t.doc is None or (t.doc.source.name in files) is of_them]
-                       for kind, items in targets.items()}
+            targets = {kind: topics[j] if topics is not None and kind == "manifest" else
+                       [t for t in items if t.doc is None or (t.doc.source.name in files)
+                        is of_them] for kind, items in targets.items()}
         if group.label is not None and unchecked is not None:  # PL118, PL121: checked
             for spec in targets["manifest"]:  # without their cluster
                 unchecked.add(group.unplaced_by, spec.where("name"), spec.name,
                               f"its cluster {group.label} among the inputs")
         runs.append((ctx, targets))
-        placed += [(spec, group, ctx) for spec in group.manifests]
-    return runs, placed
+        groups.append((group, ctx))
+    return runs, groups
 
 
 def _join(groups, joining: dict[int, str | None]) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import Any, Iterable, NamedTuple
 
 from msgspec import Struct, field
 
@@ -219,13 +220,30 @@ class TopicState(Struct):
         return (self.doc, self.path + ("partitions", p.index) + rest)
 
 
-class Snapshot(Struct):
+class Snapshot(Struct, dict=True):
     profile: ClusterProfile
     topics: dict[str, TopicState]
     doc: Document
     captured_at: str | None = None
     #: whether it lists the cluster's topics (a cluster profile is a snapshot without)
     lists_topics: bool = True
+
+    @cached_property
+    def by_metric_name(self) -> dict[str, list[str]]:
+        """``by_metric_name`` of its topics, found when first asked and kept with it: an
+        editor judges each edit of a manifest against the same snapshot."""
+        return by_metric_name(self.topics)
+
+
+def by_metric_name(names: Iterable[str]) -> dict[str, list[str]]:
+    """Kafka's metric name of a topic (``.`` written ``_``) -> the topic names with it,
+    sorted."""
+    found: dict[str, list[str]] = {}
+    for name in names:
+        found.setdefault(name.replace(".", "_"), []).append(name)
+    # most names share their metric name with no other: nothing to sort or de-duplicate
+    return {metric: same if len(same) == 1 else sorted(set(same))
+            for metric, same in found.items()}
 
 
 class Move(NamedTuple):

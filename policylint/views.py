@@ -19,7 +19,7 @@ from .kafka import (REMOVING, REPLICAS, Stated, as_int, cluster_setting, effecti
                     min_isr_is_default, mixed_topics, replica_counts, smallest_rf,
                     snapshot_topic_rf)
 from .model import (KEY, Change, ClusterProfile, PartitionState, Plan, Ref, Snapshot,
-                    TopicSpec, TopicState, current_rf, target_replicas)
+                    TopicSpec, TopicState, by_metric_name, current_rf, target_replicas)
 from .schema import memo_key
 
 _TOPIC, _PARTITION, _LOG_DIRS = attrgetter("topic"), attrgetter("partition"), \
@@ -377,16 +377,22 @@ class Questions:
                 for issue in _judged_config(releases, prefixes, config.config)]
         return found
 
-    def by_metric_name(self, snapshot: Snapshot) -> dict[str, list[str]]:
-        """Kafka's metric name of a topic (``.`` written ``_``) -> the snapshot's topic
-        names with it, sorted."""
-        return self.view(_by_metric_name, snapshot.topics)
 
     def metric_twins(self, target: Any) -> dict[str, list[str]]:
-        """``by_metric_name`` of the metric names two topics or more share: of a snapshot's
-        topics, or (any other target) of the run's manifests."""
-        return self.view(_metric_twins, target.topics if isinstance(target, Snapshot)
-                         else self.manifests)
+        """``model.by_metric_name`` of the metric names two topics or more share: of a
+        snapshot's topics, or (any other target) of the run's manifests."""
+        if not isinstance(target, Snapshot):
+            if self.clashes is not None and not self.clashes[1]:
+                return {}
+            return self.view(_metric_twins, self.manifests)
+        return self.view(_metric_twins, target.topics)
+
+    def names_repeat(self) -> bool:
+        """Whether two of the run's manifests give one name (most runs: none)."""
+        if self.clashes is not None:
+            return self.clashes[0]
+        names = [spec.name for spec in self.manifests]
+        return len(set(names)) < len(names)
 
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""
@@ -611,14 +617,33 @@ def _topic_configs(target: Any) -> list[TopicConfig]:
     return [topic_config(item) for item in items if item.config]
 
 
-def _by_metric_name(names: Iterable[str]) -> dict[str, list[str]]:
-    """(see ``Context.by_metric_name``)"""
-    found: dict[str, list[str]] = {}
-    for name in names:
-        found.setdefault(name.replace(".", "_"), []).append(name)
-    # most names share their metric name with no other: nothing to sort or de-duplicate
-    return {metric: same if len(same) == 1 else sorted(set(same))
-            for metric, same in found.items()}
+class Names(NamedTuple):
+    """The distinct names of some topics and their metric names, and whether one name is
+    given twice among them or two share a metric name: what a run that judges other topics
+    beside them is told (``engine.weigh``), so that it asks nothing of these again
+    (``Context.clashes``)."""
+    names: set[str]
+    metrics: set[str]
+    repeated: bool
+    twinned: bool
+
+
+def names_of(specs: list[TopicSpec]) -> Names:
+    listed = [spec.name for spec in specs]
+    names = set(listed)
+    metrics = {name.replace(".", "_") for name in names}
+    return Names(names, metrics, len(names) < len(listed), len(metrics) < len(names))
+
+
+def clashes(besides: Names, specs: list[TopicSpec]) -> tuple[bool, bool]:
+    """(one name given twice, two names sharing a metric name) among the topics of
+    ``besides`` and ``specs``, in the time of ``specs``."""
+    listed = [spec.name for spec in specs]
+    names = set(listed)
+    new = names - besides.names
+    metrics = {name.replace(".", "_") for name in new}
+    return (besides.repeated or len(names) < len(listed) or len(new) < len(names),
+            besides.twinned or len(metrics) < len(new) or not besides.metrics.isdisjoint(metrics))
 
 
 def _metric_twins(source: dict | list) -> dict[str, list[str]]:
@@ -627,7 +652,7 @@ def _metric_twins(source: dict | list) -> dict[str, list[str]]:
     distinct = set(source) if isinstance(source, dict) else {spec.name for spec in source}
     if len({name.replace(".", "_") for name in distinct}) == len(distinct):
         return {}  # most runs: no two names alike, nothing to group
-    return {metric: same for metric, same in _by_metric_name(distinct).items()
+    return {metric: same for metric, same in by_metric_name(distinct).items()
             if len(same) > 1}
 
 

@@ -300,3 +300,34 @@ def test_an_edit_of_a_topic_a_plan_moves_judges_the_plan_again(folder, monkeypat
     edits = [(topic(rf=2), False), (topic(rf=3), False)]
     assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 0
     assert "PL201" in {f.rule for f in lint([str(folder)]).findings if f.file == "plan.json"}
+
+
+def test_edits_that_name_their_topics_as_others_do_find_what_a_whole_lint_finds(
+        folder, monkeypatch):
+    """PL117 and PL702 compare the names of every topic of a cluster: an edit judged alone
+    is told the other files' names (``engine.Weighed.names``), not read again, and finds
+    what a whole lint finds, each name clash within the file or with another file's."""
+    monkeypatch.chdir(folder)
+    (folder / "topics/b.yaml").write_text(topic(name="orders.v1"))
+    edits = [  # a name alike another file's, given or taken: the folder read again
+        (topic(name="orders_v1"), False),  # PL702: Kafka's metrics name it as b.yaml's
+        (topic(name="orders_v1", isr=1), True),  # kept
+        (topic(name="orders-v1"), False),  # no clash
+        (topic(name="orders.v1"), True),  # PL117: b.yaml declares it first
+        (topic(name="orders.v1", isr=1), True),
+        (topic(name="x.y") + "---\n" + topic(name="x_y"), True),  # PL702 within the file
+        (topic(name="x") + "---\n" + topic(name="x", rf=1, isr=1), True),  # PL117 within
+        (topic(), True),
+    ]
+    found = []
+    real = Workspace.lint
+
+    def lint_(self, *args, **kwargs):
+        linted, others = real(self, *args, **kwargs)
+        found.append({f.rule for f in linted.result.findings})
+        return linted, others
+    monkeypatch.setattr(Workspace, "lint", lint_)
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 6
+    assert [("PL117" in f, "PL702" in f) for f in found[1:]] == [
+        (False, True), (False, True), (False, False), (True, False), (True, False),
+        (False, True), (True, False), (False, False)]

@@ -365,9 +365,9 @@ class Session:
     def symbols(self, ls: LanguageServer, params: types.DocumentSymbolParams) -> list:
         """One symbol per topic the file declares (the outline)."""
         linted = self.current(ls, params.text_document.uri)
-        placed = getattr(linted.result, "placed", None) if linted else None
+        placed = linted.result.placed() if linted and linted.result else ()
         found = []
-        for spec, _, _ in placed or ():
+        for spec, _, _ in placed:
             if spec.doc is None or spec.doc.source.name != linted.name:
                 continue
             doc, path = spec.where("name")
@@ -427,8 +427,8 @@ class Session:
         """The Kafka release a document's topics are judged by (its cluster's)."""
         from .. import kafka_configs
         linted = self.current(ls, uri)
-        placed = getattr(linted.result, "placed", None) if linted else None
-        for spec, _, ctx in placed or ():  # the run's topics: the first of this file's
+        placed = linted.result.placed() if linted and linted.result else ()
+        for spec, _, ctx in placed:  # the run's topics: the first of this file's
             if spec.doc is not None and spec.doc.source.name == linted.name:
                 return ctx.kafka_release(spec)
         return kafka_configs.newest()

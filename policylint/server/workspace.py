@@ -245,7 +245,8 @@ class Workspace:
                     return None
                 swapped, spliced = made
                 _, _, others, said = self._alone(paths, name)
-                result = judge(swapped, settings, judged={name}, elsewhere=others)
+                result = judge(swapped, settings, judged={name}, elsewhere=others,
+                               topics=spliced.by_group())
                 gave = self.spliced.specs(inputs, name) if self.spliced is not None else None
                 names = None if gave is None else \
                     ({s.name for s in gave}, {s.name for s in spliced.specs(swapped, name)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Iterable
-from itertools import compress
+from itertools import compress, count, repeat
 from operator import is_
 from pathlib import Path
 from typing import NamedTuple
@@ -178,6 +178,10 @@ class Spliced(NamedTuple):
         made, _, mine = self.lists[-1]
         return mine if name == self.name and inputs.manifests is made else None
 
+    def by_group(self) -> dict[int, list[TopicSpec]]:
+        """The file's topics in each group, by the group's index."""
+        return {j: mine for j, (_, _, mine) in self.lists.items() if j >= 0}
+
 
 def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
              ) -> tuple[Inputs, Spliced] | None:
@@ -221,17 +225,16 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
         if at is None or groups[at].plans or cluster is not None and cluster.contested:
             return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
-    order = {file: i for i, file in enumerate(inputs.files)}
     spliced = Spliced(name, {j: (g.manifests, None, []) for j, g in enumerate(groups)})
     for j, specs in joining.items():
-        i = _insert(groups[j].manifests, specs, order, name, back[j])
+        i = _insert(groups[j].manifests, specs, inputs.files, name, back[j])
         spliced.lists[j] = groups[j].manifests, i, specs
         if id(groups[j]) in subjects:  # theirs located when the finding is made
             subjects[id(groups[j])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
     manifests, _, at = _without(inputs.manifests, name, known.get(-1))
-    spliced.lists[-1] = manifests, _insert(manifests, alone.manifests, order, name, at), \
+    spliced.lists[-1] = manifests, _insert(manifests, alone.manifests, inputs.files, name, at), \
         alone.manifests
     return structs.replace(
         inputs, groups=groups, manifests=manifests,
@@ -282,18 +285,19 @@ def _unknown_clusters(groups: Iterable[Group], placement: Placement,
         finding.topic = names[0] if n == 1 else None
         if n > 1:
             subjects = located.get(id(group)) or [None] * n
-            for i in [i for i, known in enumerate(subjects) if known is None]:
+            for i in list(compress(count(), map(is_, subjects, repeat(None)))):  # C speed
                 subjects[i] = _subject(specs[i], specs[i].where("cluster"))
             finding.subjects = subjects
         found.append(finding)
     return found
 
 
-def _insert(specs: list[TopicSpec], new: list[TopicSpec], order: dict[str, int],
-            name: str, at: int | None = None) -> int:
+def _insert(specs: list[TopicSpec], new: list[TopicSpec], files: list[str], name: str,
+            at: int | None = None) -> int:
     """``new`` (the file ``name``'s) into ``specs`` where a whole read puts them: in the
-    order files are walked (``at``: that place, known). Where they went."""
+    order ``files`` are walked (``at``: that place, known). Where they went."""
     if at is None:
+        order = {file: i for i, file in enumerate(files)}
         file, get = order[name], order.get
         at = next((i for i, s in enumerate(specs)
                    if s.doc is not None and get(s.doc.source.name, -1) > file), len(specs))

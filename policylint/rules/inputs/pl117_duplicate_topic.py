@@ -38,8 +38,7 @@ class DuplicateTopic(Rule):
     reads = Reads(targets=("run",))
 
     def check(self, ctx, _, options):
-        names = [spec.name for spec in ctx.manifests]
-        if len(set(names)) == len(names):  # most runs: no name twice, nothing to walk
+        if not ctx.names_repeat():  # most runs: no name twice, nothing to walk
             return
         first: dict = {}
         for spec in ctx.manifests:

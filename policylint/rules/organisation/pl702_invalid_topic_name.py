@@ -43,7 +43,7 @@ class InvalidTopicName(Rule):
 
     def check(self, target, ctx, options):
         own = ctx.metric_twins(target)
-        live = ctx.by_metric_name(ctx.snapshot) \
+        live = ctx.snapshot.by_metric_name \
             if ctx.snapshot is not None and not isinstance(target, Snapshot) else {}
         for name, at in topic_names(target):
             problem = _illegal(name)
