@@ -105,14 +105,14 @@ def allows_rf_change(ctx, spec: TopicSpec) -> bool:
 
 def live_topics(ctx, said: set) -> Iterator[tuple[TopicSpec, Any, str]]:
     """(declaration, its live topic, where the snapshot says so) of each managed declaration
-    of the run whose topic the cluster's snapshot lists, but those in ``said`` (a diff
+    the run judges whose topic the cluster's snapshot lists, but those in ``said`` (a diff
     finding said it already)."""
     snapshot = ctx.snapshot
     if snapshot is None or not snapshot.lists_topics:
         return
     captured = f", captured {snapshot.captured_at}" if snapshot.captured_at else ""
     source = f"snapshot {snapshot.doc.source.name}{captured}"
-    for spec in ctx.manifests:
+    for spec in ctx.judged_manifests:
         live = snapshot.topics.get(spec.name)
         if live is not None and spec.managed and spec.name not in said:
             yield spec, live, source

@@ -66,6 +66,10 @@ class Context(Questions, Struct):
     #: known without a pass over them (``run``: from the names of the topics it leaves out,
     #: ``Weighed.names``); None: found when asked
     clashes: tuple[bool, bool] | None = None
+    #: the manifests whose findings are this run's, when it judges some files' alone
+    #: (``linter.judge``): the rules that compare each with its live topic walk no others;
+    #: None: all (``Questions.judged_manifests``)
+    judged: list[TopicSpec] | None = None
     #: what the run's questions remember (``views.Questions``: ``memo``, ``view``): the
     #: inputs above are the run's, everything made of them is kept here
     _views: dict[Any, dict] = field(default_factory=dict)

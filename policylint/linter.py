@@ -146,6 +146,7 @@ def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,
             targets = {kind: topics[j] if topics is not None and kind == "manifest" else
                        [t for t in items if t.doc is None or (t.doc.source.name in files)
                         is of_them] for kind, items in targets.items()}
+            ctx.judged = targets["manifest"]
         if group.label is not None and unchecked is not None:  # PL118, PL121: checked
             for spec in targets["manifest"]:  # without their cluster
                 unchecked.add(group.unplaced_by, spec.where("name"), spec.name,

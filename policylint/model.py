@@ -255,10 +255,15 @@ class Move(NamedTuple):
     index: int  # position in the plan's "partitions" list
 
 
-class Plan(Struct):
+class Plan(Struct, dict=True):
     moves: list[Move]
     doc: Document
     entries: int  # written in the file, valid or not
+
+    @cached_property
+    def topics(self) -> frozenset[str]:
+        """The topics its entries move (found when first asked, kept with it)."""
+        return frozenset(move.topic for move in self.moves)
 
     def where(self, move: Move | None = None, *rest: Any) -> Ref:
         if move is None:

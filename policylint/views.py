@@ -387,6 +387,12 @@ class Questions:
             return self.view(_metric_twins, self.manifests)
         return self.view(_metric_twins, target.topics)
 
+    @property
+    def judged_manifests(self) -> list[TopicSpec]:
+        """The manifests whose findings are this run's: all, unless it judges some files'
+        alone."""
+        return self.manifests if self.judged is None else self.judged
+
     def names_repeat(self) -> bool:
         """Whether two of the run's manifests give one name (most runs: none)."""
         if self.clashes is not None:

@@ -331,3 +331,59 @@ def test_edits_that_name_their_topics_as_others_do_find_what_a_whole_lint_finds(
     assert [("PL117" in f, "PL702" in f) for f in found[1:]] == [
         (False, True), (False, True), (False, False), (True, False), (True, False),
         (False, True), (True, False), (False, False)]
+
+
+def test_edits_on_a_cluster_its_snapshot_describes_find_what_a_whole_lint_finds(
+        tmp_path, monkeypatch):
+    """The rules that compare each declaration with its live topic (PL202, PL206, PL210)
+    judge the edited file's alone: another file's drift from the snapshot stays as it was
+    published, and the edit finds what a whole lint finds."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "clusters/prod-eu-1.json", tmp_path / "prod-eu-1.json")
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics/a.yaml").write_text(  # payments: 3 replicas live, 3 partitions
+        TOPIC.format(name="payments", cluster="prod-eu-1", rf=2, isr=1)
+        .replace("partitions: 6", "partitions: 2"))
+    (tmp_path / "topics/edited.yaml").write_text(topic(name="orders"))
+    edits = [
+        (topic(name="orders", rf=2, isr=1), True),  # PL202: 3 replicas live
+        (topic(name="orders").replace("partitions: 6", "partitions: 4"), True),  # PL206
+        (topic(name="orders") + "    retention.ms: 1000\n", True),  # PL210
+        (topic(name="orders"), True),
+    ]
+    found = []
+    real = Workspace.lint
+
+    def lint_(self, *args, **kwargs):
+        linted, others = real(self, *args, **kwargs)
+        found.append(sorted({f.rule for f in linted.result.findings if f.rule in
+                             ("PL202", "PL206", "PL210") and f.file == "topics/edited.yaml"}))
+        return linted, others
+    monkeypatch.setattr(Workspace, "lint", lint_)
+    assert _edited_as_a_lint_finds(tmp_path, "topics/edited.yaml", edits) == len(edits)
+    assert found[1:] == [["PL202"], ["PL206"], ["PL210"], []]
+
+
+def test_edits_beside_a_plan_find_what_a_whole_lint_finds(folder, monkeypatch):
+    """A plan's entries read their topics' declarations: an edit that gives or takes a
+    topic the plan moves reads the folder again (the plan's findings may change); any other
+    is judged alone."""
+    monkeypatch.chdir(folder)
+    (folder / "plan.json").write_text(  # "first" is declared with 3 replicas: PL201
+        '{"version": 1, "partitions": [{"topic": "first", "partition": 0, '
+        '"replicas": [1, 2]}, {"topic": "second", "partition": 0, "replicas": [1, 2]}]}\n')
+    edits = [
+        (topic(isr=4), True),
+        (topic(name="first", rf=2), False),  # declared again, after a.yaml's
+        (topic(name="second"), False),  # "first" taken; the plan's PL201 on "second" comes
+        (topic(name="second", isr=4), False),  # the plan reads its min.insync.replicas
+        (topic(name="other"), False),  # and its PL201 goes
+        (topic(name="other", isr=4), True),
+    ]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 2
+    held = unsaved.set({})
+    try:
+        assert "PL201" in {f.rule for f in lint([str(folder)]).findings
+                           if f.file == "plan.json"}
+    finally:
+        unsaved.reset(held)

@@ -7,7 +7,7 @@ import os
 import posixpath
 from collections.abc import Callable, Iterable
 from itertools import compress, count, repeat
-from operator import is_
+from operator import is_, not_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -187,9 +187,10 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
              ) -> tuple[Inputs, Spliced] | None:
     """``inputs`` with one file read again (``parsed``: its documents now), when what it
     holds, before and after, is topic declarations alone (or text that does not parse,
-    being typed), each placed on a cluster or a cluster's name among the inputs that no
-    plan is checked against (what no other file's model depends on: a plan's entries read
-    their topics' declarations); None otherwise: read them all again. The editor's
+    being typed), each placed on a cluster or a cluster's name among the inputs, of a topic
+    no plan checked against that cluster moves (what no other file's model depends on: a
+    plan's entries read their topics' declarations); None otherwise: read them all again.
+    The editor's
     per-edit path: the other files' models are kept as they are. ``last``: what the last
     edit of a file returned, the way its topics are found again."""
     name, _, docs = parsed
@@ -210,9 +211,9 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
         f for f in inputs.findings if f.rule == "PL118")) if f.subjects}
     groups, subjects, back = [], {}, {}
     for j, group in enumerate(inputs.groups):
-        kept, cut, back[j] = _without(group.manifests, name, known.get(j))
-        if len(kept) != len(group.manifests) and (group.unplaced_by == "PL121" or group.plans):
-            return None  # a cluster described twice (PL121); a plan's, read with them
+        kept, cut, back[j], gone = _without(group.manifests, name, known.get(j))
+        if gone and (group.unplaced_by == "PL121" or _moved(group, gone)):
+            return None  # a cluster described twice (PL121); a topic a plan moves
         groups.append(structs.replace(group, manifests=kept))
         if id(group) in located:
             subjects[id(groups[-1])] = cut(located[id(group)])
@@ -222,7 +223,8 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
         at = next((i for i, g in enumerate(groups) if g.label == unknown and (
             g.cluster is cluster if cluster is not None else
             g.cluster is None and g.scope == scope)), None)
-        if at is None or groups[at].plans or cluster is not None and cluster.contested:
+        if at is None or _moved(groups[at], [spec]) or \
+                cluster is not None and cluster.contested:
             return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
     spliced = Spliced(name, {j: (g.manifests, None, []) for j, g in enumerate(groups)})
@@ -233,7 +235,7 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
             subjects[id(groups[j])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
-    manifests, _, at = _without(inputs.manifests, name, known.get(-1))
+    manifests, _, at, _ = _without(inputs.manifests, name, known.get(-1))
     spliced.lists[-1] = manifests, _insert(manifests, alone.manifests, inputs.files, name, at), \
         alone.manifests
     return structs.replace(
@@ -243,20 +245,28 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
 
 
 def _without(specs: list[TopicSpec], name: str, last: tuple | None
-             ) -> tuple[list[TopicSpec], Callable[[list], list], int | None]:
+             ) -> tuple[list[TopicSpec], Callable[[list], list], int | None, list[TopicSpec]]:
     """``specs`` without the file ``name``'s topics (a new list); how to cut a list aligned
-    with ``specs`` alike; and where the file's topics go back, when known. ``last``: the
-    file's entry in the ``Spliced`` of its last edit: when ``specs`` is the list it made,
-    the file's topics are where it put them, and nowhere else."""
+    with ``specs`` alike; where the file's topics go back, when known; and those topics.
+    ``last``: the file's entry in the ``Spliced`` of its last edit: when ``specs`` is the
+    list it made, the file's topics are where it put them, and nowhere else."""
     if last is not None and last[0] is specs:
         _, at, mine = last
         if at is None:  # none of the file's here
-            return list(specs), list, None
+            return list(specs), list, None, []
         end = at + len(mine)
         if len(specs[at:end]) == len(mine) and all(map(is_, specs[at:end], mine)):
-            return specs[:at] + specs[end:], lambda aligned: aligned[:at] + aligned[end:], at
+            return specs[:at] + specs[end:], lambda aligned: aligned[:at] + aligned[end:], \
+                at, mine
     keep = [s.doc is None or s.doc.source.name != name for s in specs]
-    return list(compress(specs, keep)), lambda aligned: list(compress(aligned, keep)), None
+    return list(compress(specs, keep)), lambda aligned: list(compress(aligned, keep)), None, \
+        list(compress(specs, map(not_, keep)))
+
+
+def _moved(group: Group, specs: list[TopicSpec]) -> bool:
+    """Whether a plan checked against the group moves a topic of ``specs`` (its entries
+    read their topics' declarations)."""
+    return any(spec.name in plan.topics for plan in group.plans for spec in specs)
 
 
 def _unplaced(groups: Iterable[Group]) -> list[Group]:

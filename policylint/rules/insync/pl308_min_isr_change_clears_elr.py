@@ -71,7 +71,7 @@ class MinIsrChangeClearsElr(Rule):
         if ctx.snapshot is not None:
             pairs += [(ctx.snapshot.topics[new.name].config, new,
                        f"on the live cluster {ctx.snapshot.profile.name}")
-                      for new in ctx.manifests if new.name in ctx.snapshot.topics]
+                      for new in ctx.judged_manifests if new.name in ctx.snapshot.topics]
         profile = ctx.snapshot.profile if ctx.snapshot is not None else ctx.profile
         on, said = elr(profile)
         for old_config, new, before in pairs:

@@ -50,7 +50,7 @@ class RetentionDecrease(Rule):
         if ctx.snapshot is not None:
             pairs += [(ctx.snapshot.topics[new.name].config, new,
                        f"on the live cluster {ctx.snapshot.profile.name}")
-                      for new in ctx.manifests if new.name in ctx.snapshot.topics]
+                      for new in ctx.judged_manifests if new.name in ctx.snapshot.topics]
         for old_config, new, before in pairs:
             for key in KEYS:
                 old, _ = effective_retention(key, old_config, broker)
