@@ -377,7 +377,6 @@ class Questions:
                 for issue in _judged_config(releases, prefixes, config.config)]
         return found
 
-
     def metric_twins(self, target: Any) -> dict[str, list[str]]:
         """``model.by_metric_name`` of the metric names two topics or more share: of a
         snapshot's topics, or (any other target) of the run's manifests."""
