@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import policy as policies
 from .engine import Context, Result, Unchecked, Weighed, run, weigh
@@ -94,33 +94,25 @@ def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
 
 
-def renamed_alike(before: Inputs, after: Inputs, settings: Settings, name: str,
-                  names: tuple[set[str], set[str]] | None = None) -> bool:
-    """Whether a topic name the file ``name`` gave or gives, not both, is alike another
-    file's topic's other name by a rule whose findings compare names (``Reads.names_alike``:
-    ``orders.v1`` beside ``orders_v1``): that file's findings may change. ``names``: the
-    file's topic names before and after, when the caller knows them."""
-    keys = [r.reads.names_alike for r in settings.rules if r.reads.names_alike]
-    if not keys:
-        return False
-    gave, gives = names or (_names(before, name), _names(after, name))
-    changed = gave ^ gives
-    if not changed:
-        return False
-    others = _names(after, name, False)
-    for key in keys:
-        alike: dict[str, set[str]] = {}
+def alike_names(inputs: Inputs, settings: Settings, name: str) -> list[tuple[Callable, dict]]:
+    """For each rule whose findings compare names (``Reads.names_alike``: ``orders.v1``
+    beside ``orders_v1``), its key, and the topic names of every file but ``name`` by that
+    key: what ``renamed_alike`` compares that file's names with, while the others are
+    unchanged."""
+    others = {s.name for s in inputs.manifests if s.doc is not None and s.doc.source.name != name}
+    found = []
+    for key in {r.reads.names_alike for r in settings.rules if r.reads.names_alike}:
+        by_key: dict[str, set[str]] = {}
         for other in others:
-            alike.setdefault(key(other), set()).add(other)
-        if any(alike.get(key(n), set()) - {n} for n in changed):
-            return True
-    return False
+            by_key.setdefault(key(other), set()).add(other)
+        found.append((key, by_key))
+    return found
 
 
-def _names(inputs: Inputs, name: str, of_it: bool = True) -> set[str]:
-    """The topic names of the file ``name`` (``of_it`` False: of the others)."""
-    return {s.name for s in inputs.manifests
-            if s.doc is not None and (s.doc.source.name == name) is of_it}
+def renamed_alike(alike: list[tuple[Callable, dict]], gave: set[str], gives: set[str]) -> bool:
+    """Whether a topic name a file gave or gives, not both, is alike another file's topic's
+    other name (``alike``: ``alike_names``): that file's findings may change."""
+    return any(by_key.get(key(n), set()) - {n} for key, by_key in alike for n in gave ^ gives)
 
 
 def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,

@@ -20,7 +20,7 @@ import os
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from ..linter import judge, load, renamed_alike, weighed
+from ..linter import alike_names, judge, load, renamed_alike, weighed
 from ..settings import resolve
 from ..sources import display_name, read_before, unsaved
 
@@ -56,7 +56,8 @@ class Workspace:
         self.unjudged: set[tuple] = set()  # the folders (paths) whose files ``rest`` judges
         #: kept while one file alone is edited: (paths, the file, what every other file's
         #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
-        #: others: _said)
+        #: others: _said, the others' topic names by the keys rules compare them by:
+        #: linter.alike_names)
         self.alone: tuple = ()
         self.spliced = None  # loader.Spliced: where the last edit judged alone put its topics
 
@@ -244,14 +245,11 @@ class Workspace:
                 if made is None:
                     return None
                 swapped, spliced = made
-                _, _, others, said = self._alone(paths, name)
+                _, _, others, said, alike = self._alone(paths, name)
                 result = judge(swapped, settings, judged={name}, elsewhere=others,
                                topics=spliced.by_group())
-                gave = self.spliced.specs(inputs, name) if self.spliced is not None else None
-                names = None if gave is None else \
-                    ({s.name for s in gave}, {s.name for s in spliced.specs(swapped, name)})
                 if _said(result.elsewhere) != said or \
-                        renamed_alike(inputs, swapped, settings, name, names):
+                        renamed_alike(alike, *spliced.renamed()):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
                     # a name Kafka's metrics cannot tell from another's
@@ -269,7 +267,7 @@ class Workspace:
             settings, inputs = self.loaded[paths]
             others = weighed(inputs, settings, {name})
             said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
-            self.alone = paths, name, others, _said(said)
+            self.alone = paths, name, others, _said(said), alike_names(inputs, settings, name)
         return self.alone
 
 

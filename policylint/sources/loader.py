@@ -168,15 +168,15 @@ class Spliced(NamedTuple):
     """Where ``replaced`` put one file's topics: for each list of topics it made (the run's,
     key -1, and each group's, by index), that list, the position of the file's topics in it
     (None: unknown, the file has none there) and those topics. The next edit of the file
-    takes them out and puts its own back there without a pass over the list."""
+    takes them out and puts its own back there without a pass over the list. ``before``:
+    the file's topics it took out."""
     name: str
     lists: dict[int, tuple[list, int | None, list]]
+    before: list[TopicSpec]
 
-    def specs(self, inputs: Inputs, name: str) -> list[TopicSpec] | None:
-        """The file ``name``'s topics in ``inputs`` (None: not known here, another file's
-        splice or another run's)."""
-        made, _, mine = self.lists[-1]
-        return mine if name == self.name and inputs.manifests is made else None
+    def renamed(self) -> tuple[set[str], set[str]]:
+        """The topic names the file gave before, and gives now."""
+        return {s.name for s in self.before}, {s.name for s in self.lists[-1][2]}
 
     def by_group(self) -> dict[int, list[TopicSpec]]:
         """The file's topics in each group, by the group's index."""
@@ -190,9 +190,8 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
     being typed), each placed on a cluster or a cluster's name among the inputs, of a topic
     no plan checked against that cluster moves (what no other file's model depends on: a
     plan's entries read their topics' declarations); None otherwise: read them all again.
-    The editor's
-    per-edit path: the other files' models are kept as they are. ``last``: what the last
-    edit of a file returned, the way its topics are found again."""
+    The editor's per-edit path: the other files' models are kept as they are. ``last``:
+    what the last edit of a file returned, the way its topics are found again."""
     name, _, docs = parsed
     if name not in inputs.files or any(name == n for n, _ in inputs.skipped) or \
             posixpath.basename(name).startswith("kustomization") or name in _holders(inputs):
@@ -227,17 +226,18 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
                 cluster is not None and cluster.contested:
             return None  # a group of its own: a whole read makes it (and its PL118)
         joining.setdefault(at, []).append(spec)
-    spliced = Spliced(name, {j: (g.manifests, None, []) for j, g in enumerate(groups)})
+    lists = {j: (g.manifests, None, []) for j, g in enumerate(groups)}
     for j, specs in joining.items():
         i = _insert(groups[j].manifests, specs, inputs.files, name, back[j])
-        spliced.lists[j] = groups[j].manifests, i, specs
+        lists[j] = groups[j].manifests, i, specs
         if id(groups[j]) in subjects:  # theirs located when the finding is made
             subjects[id(groups[j])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
-    manifests, _, at, _ = _without(inputs.manifests, name, known.get(-1))
-    spliced.lists[-1] = manifests, _insert(manifests, alone.manifests, inputs.files, name, at), \
+    manifests, _, at, before = _without(inputs.manifests, name, known.get(-1))
+    lists[-1] = manifests, _insert(manifests, alone.manifests, inputs.files, name, at), \
         alone.manifests
+    spliced = Spliced(name, lists, before)
     return structs.replace(
         inputs, groups=groups, manifests=manifests,
         findings=[f for f in inputs.findings if f.file != name and f.rule != "PL118"]
