@@ -72,7 +72,11 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
     runs, groups = _runs(inputs, settings, unchecked, judged, topics=topics)
     if keep is not None:
         keep.append(runs)
-    result = run(runs, list(settings.rules), settings.policy, inputs.findings,
+    # another file's finding of its reading that stands for its own topics alone (not
+    # several files', as PL118's) is none of the judged files': not ranked again
+    read = inputs.findings if judged is None else [
+        f for f in inputs.findings if f.file is None or f.file in judged or f.subjects]
+    result = run(runs, list(settings.rules), settings.policy, read,
                  len(inputs.files), settings.today, inputs.skipped, unchecked, elsewhere)
     result.read, result.groups, result.policy = inputs.files, groups, settings.described
     if judged is not None:  # what cross-file rules said of the surroundings: kept apart

@@ -387,3 +387,22 @@ def test_edits_beside_a_plan_find_what_a_whole_lint_finds(folder, monkeypatch):
                            if f.file == "plan.json"}
     finally:
         unsaved.reset(held)
+
+
+def test_edits_beside_a_file_with_findings_of_its_reading_find_what_a_whole_lint_finds(
+        folder, monkeypatch):
+    """Another file's findings of its reading (PL101, PL118) are published as they were
+    while an edit cannot change them, and the edit finds what a whole lint finds; a PL118
+    that comes to stand for the edited file's topic too, or no longer, is another file's
+    finding changed: the folder is read again."""
+    monkeypatch.chdir(folder)
+    (folder / "topics/b.yaml").write_text(topic(name="bee", cluster="elsewhere", rf="three"))
+    edits = [
+        (topic(isr=4), True),  # PL301
+        (topic(rf="three"), True),  # PL101, as b.yaml's
+        (topic(cluster="elsewhere"), False),  # b.yaml's PL118 now names 2 topics
+        (topic(cluster="elsewhere", isr=1), True),
+        (topic(), False),  # and 1 again
+        (topic(isr=1), True),
+    ]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 4
