@@ -51,19 +51,32 @@ def document(findings: list[Finding], relative: Callable[[str], str]) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def load(path: str, tree: Any = None) -> set[str]:
+#: each baseline file read from the working tree: (its size, mtime and inode when read,
+#: its fingerprints): the editor's server judges each edit against the same file
+_READ: dict[str, tuple[tuple, frozenset[str]]] = {}
+
+
+def load(path: str, tree: Any = None) -> frozenset[str]:
     """The fingerprints of a baseline file, in the working tree or at a base ref (``tree``,
     a ``policy.GitTree``: none there is an empty baseline); BaselineError naming the file
-    when it is none."""
+    when it is none. A file of the working tree is read again only once it changed."""
+    import os
     from pathlib import Path
     from .sources.document import ParseError
     from .sources.jsondoc import refuse_lone_surrogates
     from .writes import read_regular  # a FIFO or device is refused, never waited on
     try:
+        stat = os.stat(path) if tree is None else None
+    except OSError:
+        stat = None
+    key = (stat.st_size, stat.st_mtime_ns, stat.st_ino) if stat is not None else None
+    if key is not None and _READ.get(path, ((),))[0] == key:
+        return _READ[path][1]
+    try:
         if tree is not None:
             data = tree.read_bytes(Path(path))
             if data is None:
-                return set()
+                return frozenset()
         else:
             data = read_regular(path)
         text = data.decode("utf-8")
@@ -79,7 +92,10 @@ def load(path: str, tree: Any = None) -> set[str]:
             isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries):
         raise BaselineError(f"baseline {path}: not a policylint baseline (write one with "
                             "--write-baseline FILE)")
-    return {e["fingerprint"] for e in entries}
+    found = frozenset(e["fingerprint"] for e in entries)
+    if key is not None:
+        _READ[path] = key, found
+    return found
 
 
 def apply(findings: list[Finding], known: set[str], relative: Callable[[str], str]

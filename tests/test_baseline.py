@@ -85,3 +85,19 @@ def test_a_broken_or_foreign_baseline_is_exit_2_in_one_line(repo, text):
 def test_a_missing_baseline_is_exit_2(repo):
     code, _, err = run(repo, "topics", "--baseline", "nowhere.json")
     assert code == 2 and "nowhere.json" in err
+
+
+def test_a_baseline_is_read_again_only_once_it_changed(tmp_path):
+    """The editor's server judges each edit against the same baseline: it is read once,
+    and again when the file changes (a baseline written again)."""
+    from policylint.baseline import load
+
+    def written(*fingerprints):
+        path.write_text(json.dumps({"format": "policylint-baseline", "version": 1,
+                                    "findings": [{"fingerprint": f} for f in fingerprints]}))
+    path = tmp_path / "baseline.json"
+    written("a:1")
+    first = load(str(path))
+    assert first == {"a:1"} and load(str(path)) is first
+    written("a:1", "b:1")
+    assert load(str(path)) == {"a:1", "b:1"}
