@@ -53,6 +53,11 @@ def load(paths: list[str], settings: Settings) -> Inputs:
     return inputs
 
 
+#: the findings of a file's reading that say nothing but of that file: its syntax, its
+#: schema
+_OF_ITS_OWN = frozenset({"PL100", "PL101"})
+
+
 def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
           keep: list | None = None, elsewhere: Weighed | None = None,
           topics: dict[int, list] | None = None) -> Result:
@@ -72,10 +77,11 @@ def judge(inputs: Inputs, settings: Settings, judged: set[str] | None = None,
     runs, groups = _runs(inputs, settings, unchecked, judged, topics=topics)
     if keep is not None:
         keep.append(runs)
-    # another file's finding of its reading that stands for its own topics alone (not
-    # several files', as PL118's) is none of the judged files': not ranked again
+    # another file's finding of its syntax or schema is none of the judged files': not
+    # ranked again (PL118's, which one file's topics may join or leave, are)
     read = inputs.findings if judged is None else [
-        f for f in inputs.findings if f.file is None or f.file in judged or f.subjects]
+        f for f in inputs.findings if f.file is None or f.file in judged
+        or f.rule not in _OF_ITS_OWN]
     result = run(runs, list(settings.rules), settings.policy, read,
                  len(inputs.files), settings.today, inputs.skipped, unchecked, elsewhere)
     result.read, result.groups, result.policy = inputs.files, groups, settings.described
@@ -98,25 +104,32 @@ def weighed(inputs: Inputs, settings: Settings, besides: set[str]) -> Weighed:
     return weigh(runs, list(settings.rules), settings.policy, settings.today)
 
 
-def alike_names(inputs: Inputs, settings: Settings, name: str) -> list[tuple[Callable, dict]]:
-    """For each rule whose findings compare names (``Reads.names_alike``: ``orders.v1``
-    beside ``orders_v1``), its key, and the topic names of every file but ``name`` by that
-    key: what ``renamed_alike`` compares that file's names with, while the others are
-    unchanged."""
-    others = {s.name for s in inputs.manifests if s.doc is not None and s.doc.source.name != name}
+def alike_names(inputs: Inputs, settings: Settings, name: str
+                ) -> list[tuple[Callable, list[dict[str, set[str]]]]]:
+    """For each rule whose findings compare the names of a cluster's topics
+    (``Reads.names_alike``: ``orders.v1`` beside ``orders_v1``), its key, and for each group
+    (by index) the topic names of every file but ``name`` by that key: what
+    ``renamed_alike`` compares that file's names with, while the others are unchanged."""
     found = []
     for key in {r.reads.names_alike for r in settings.rules if r.reads.names_alike}:
-        by_key: dict[str, set[str]] = {}
-        for other in others:
-            by_key.setdefault(key(other), set()).add(other)
-        found.append((key, by_key))
+        groups = []
+        for group in inputs.groups:
+            by_key: dict[str, set[str]] = {}
+            for spec in group.manifests:
+                if spec.doc is not None and spec.doc.source.name != name:
+                    by_key.setdefault(key(spec.name), set()).add(spec.name)
+            groups.append(by_key)
+        found.append((key, groups))
     return found
 
 
-def renamed_alike(alike: list[tuple[Callable, dict]], gave: set[str], gives: set[str]) -> bool:
-    """Whether a topic name a file gave or gives, not both, is alike another file's topic's
-    other name (``alike``: ``alike_names``): that file's findings may change."""
-    return any(by_key.get(key(n), set()) - {n} for key, by_key in alike for n in gave ^ gives)
+def renamed_alike(alike: list[tuple[Callable, list[dict[str, set[str]]]]],
+                  renamed: dict[int, tuple[set[str], set[str]]]) -> bool:
+    """Whether a topic name a file gave or gives a group (``renamed``: by its index, the
+    names before and after), not both, is alike another file's topic's other name there
+    (``alike``: ``alike_names``): that file's findings may change."""
+    return any(groups[j].get(key(n), set()) - {n} for key, groups in alike
+               for j, (gave, gives) in renamed.items() for n in gave ^ gives)
 
 
 def _runs(inputs: Inputs, settings: Settings, unchecked: Unchecked | None,

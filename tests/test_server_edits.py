@@ -397,6 +397,7 @@ def test_edits_beside_a_file_with_findings_of_its_reading_find_what_a_whole_lint
     finding changed: the folder is read again."""
     monkeypatch.chdir(folder)
     (folder / "topics/b.yaml").write_text(topic(name="bee", cluster="elsewhere", rf="three"))
+    (folder / "topics/y.yaml").write_text(topic(name="why", cluster="faraway"))
     edits = [
         (topic(isr=4), True),  # PL301
         (topic(rf="three"), True),  # PL101, as b.yaml's
@@ -404,5 +405,89 @@ def test_edits_beside_a_file_with_findings_of_its_reading_find_what_a_whole_lint
         (topic(cluster="elsewhere", isr=1), True),
         (topic(), False),  # and 1 again
         (topic(isr=1), True),
+        (topic(cluster="faraway"), False),  # y.yaml's PL118 comes here, at the first topic
+        (topic(cluster="faraway", isr=1), True),
+        (topic(), False),  # and goes back
     ]
-    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 4
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 5
+
+
+def test_a_topic_moved_beside_a_name_alike_in_its_new_cluster_reads_the_folder_again(
+        folder, monkeypatch):
+    """PL702 compares the names of one cluster's topics: a topic that keeps its name but
+    moves to the cluster of another file's topic named alike gives that file a finding (or
+    takes it), so the folder is read again."""
+    monkeypatch.chdir(folder)
+    (folder / "topics/b.yaml").write_text(topic(name="orders_v1"))
+    edits = [
+        (topic(name="orders.v1", cluster="elsewhere"), False),  # a cluster of its own
+        (topic(name="orders.v1", cluster="elsewhere", isr=1), True),
+        (topic(name="orders.v1"), False),  # beside b.yaml's orders_v1: its PL702 comes
+        (topic(name="orders.v1", isr=1), True),
+        (topic(name="orders.v1", cluster="elsewhere"), False),  # and goes
+    ]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 2
+
+
+#: what the random edits below are made of: names alike (PL702), given twice (PL117), a
+#: name Kafka refuses, the described cluster, two it does not describe (PL118), values
+#: that break rules or the schema (PL101), and text that does not parse (PL100)
+NAMES = ["a.b", "a_b", "orders", "orders", "pay", "y.z", "y_z", "first", "zz-last", "Bad Name!"]
+CLUSTERS = ["prod-eu-1", "prod-eu-1", "prod-eu-1", "nowhere", "other"]
+
+
+def _random_text(rng) -> str:
+    if rng.random() < 0.1:
+        return rng.choice(["kind: [unclosed\n", ""])
+    return "---\n".join(
+        topic(name=rng.choice(NAMES), cluster=rng.choice(CLUSTERS),
+              rf=rng.choice([1, 2, 3, 3, 4, "three"]), isr=rng.choice([1, 2, 2, 3, 4]))
+        .replace("partitions: 6", f"partitions: {rng.choice([1, 3, 6, 12])}")
+        + rng.choice(["", "", "    retention.ms: 1000\n", "    bogus.key: 1\n"])
+        for _ in range(rng.choice([1, 1, 2, 3])))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, monkeypatch,
+                                                                   seed):
+    """Edits of any of a folder's files, whatever they give, take or move, each judged alone
+    where it can be: every file's findings (the edited file's now, the others' as last
+    published) are a whole lint's, on a cluster a Kafka or a snapshot describes, with or
+    without a plan."""
+    import json
+    import random
+    rng = random.Random(seed)
+    monkeypatch.chdir(tmp_path)
+    if seed % 2:
+        shutil.copy(EXAMPLES / "gitops/kafka.yaml", tmp_path / "kafka.yaml")
+    else:
+        shutil.copy(EXAMPLES / "clusters/prod-eu-1.json", tmp_path / "prod-eu-1.json")
+    if seed % 4 < 2:
+        (tmp_path / "plan.json").write_text(json.dumps({"version": 1, "partitions": [
+            {"topic": rng.choice(NAMES), "partition": 0, "replicas": [1, 2]}
+            for _ in range(3)]}))
+    (tmp_path / "topics").mkdir()
+    texts = {f"topics/f{i}.yaml": _random_text(rng) for i in range(rng.choice([2, 3, 4]))}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    space = Workspace([str(tmp_path)])
+    path = str(tmp_path / "topics/f0.yaml")
+    linted, others = space.lint(path, {path: texts["topics/f0.yaml"]})
+    result = linted.result or next((o.result for o in (others or {}).values()), None)
+    shown = _every_file(result.findings if result is not None else [])
+    for _ in range(12):
+        edited = rng.choice(sorted(texts))
+        texts[edited] = _random_text(rng)
+        unsaved_ = {str(tmp_path / name): text for name, text in texts.items()}
+        linted, others = space.lint(str(tmp_path / edited), unsaved_, edited=True)
+        result = linted.result or next((o.result for o in (others or {}).values()), None)
+        found = _every_file(result.findings if result is not None else [])
+        shown = found if others is not None else \
+            {**{f: rows for f, rows in shown.items() if f != edited},
+             **({edited: found[edited]} if edited in found else {})}
+        held = unsaved.set(unsaved_)
+        try:
+            whole = lint([str(tmp_path)])
+        finally:
+            unsaved.reset(held)
+        assert shown == _every_file(whole.findings), (edited, texts[edited])

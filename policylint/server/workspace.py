@@ -249,7 +249,7 @@ class Workspace:
                 result = judge(swapped, settings, judged={name}, elsewhere=others,
                                topics=spliced.by_group())
                 if _said(result.elsewhere) != said or \
-                        renamed_alike(alike, *spliced.renamed()):
+                        renamed_alike(alike, spliced.renamed()):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
                     # a name Kafka's metrics cannot tell from another's

@@ -169,14 +169,15 @@ class Spliced(NamedTuple):
     key -1, and each group's, by index), that list, the position of the file's topics in it
     (None: unknown, the file has none there) and those topics. The next edit of the file
     takes them out and puts its own back there without a pass over the list. ``before``:
-    the file's topics it took out."""
+    the file's topics it took out of each group."""
     name: str
     lists: dict[int, tuple[list, int | None, list]]
-    before: list[TopicSpec]
+    before: dict[int, list[TopicSpec]]
 
-    def renamed(self) -> tuple[set[str], set[str]]:
-        """The topic names the file gave before, and gives now."""
-        return {s.name for s in self.before}, {s.name for s in self.lists[-1][2]}
+    def renamed(self) -> dict[int, tuple[set[str], set[str]]]:
+        """By a group's index, the topic names the file gave it before, and gives now."""
+        return {j: ({s.name for s in self.before[j]}, {s.name for s in mine})
+                for j, (_, _, mine) in self.lists.items() if j >= 0}
 
     def by_group(self) -> dict[int, list[TopicSpec]]:
         """The file's topics in each group, by the group's index."""
@@ -208,9 +209,10 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
     # located again), by group, in the order of its topics
     located = {id(g): f.subjects for g, f in zip(_unplaced(inputs.groups), (
         f for f in inputs.findings if f.rule == "PL118")) if f.subjects}
-    groups, subjects, back = [], {}, {}
+    groups, subjects, back, before = [], {}, {}, {}
     for j, group in enumerate(inputs.groups):
         kept, cut, back[j], gone = _without(group.manifests, name, known.get(j))
+        before[j] = gone
         if gone and (group.unplaced_by == "PL121" or _moved(group, gone)):
             return None  # a cluster described twice (PL121); a topic a plan moves
         groups.append(structs.replace(group, manifests=kept))
@@ -234,7 +236,7 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
             subjects[id(groups[j])][i:i] = [None] * len(specs)
     # a cluster none of the inputs describe: one finding for all its topics, at the first
     unknown = _unknown_clusters(groups, inputs.placement, subjects)
-    manifests, _, at, before = _without(inputs.manifests, name, known.get(-1))
+    manifests, _, at, _ = _without(inputs.manifests, name, known.get(-1))
     lists[-1] = manifests, _insert(manifests, alone.manifests, inputs.files, name, at), \
         alone.manifests
     spliced = Spliced(name, lists, before)
