@@ -94,6 +94,10 @@ class Result(Struct, dict=True):
     #: a run that judges some files (``linter.judge``): what it said of the others, apart
     #: (a topic another file declares again, a cluster setting every topic breaks)
     elsewhere: list[Finding] = field(default_factory=list)
+    #: per ``Finding.cause`` the run's subjects inherit, whether every one of them breaks
+    #: its rule (unsuppressed): with the others' (``Weighed``), what makes their findings
+    #: one at the cause
+    all_break: dict[Any, bool] = field(default_factory=dict)
 
     @cached_property
     def unchecked_subjects(self) -> list[dict]:
@@ -141,33 +145,21 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     subjects the targets leave out weigh (``weigh``), when they are some files' only."""
     policy = chosen.compile(rules, today or dt.date.today())
     findings = [f for f in source_findings if f.rule in policy.rules]
-    # the manifests with replica lists of their own: most have none (Strimzi's never do)
-    assigned = [[m for m in targets.get("manifest", ()) if m.assignment] for _, targets in runs]
     # the rules with something to check (PL122 judges only their suppressions)
     ran = {rule.code for rule in rules if rule.applies(policy.options[rule.code])}
     for ctx, _ in runs:
         ctx.running = frozenset(ran)
     for (ctx, targets), names in zip(runs, elsewhere.names if elsewhere else ()):
         ctx.clashes = clashes(names, targets.get("manifest", []))
-    # the manifests with unknown values (template placeholders), and which
-    blind = [[(m, u) for m in targets.get("manifest", ())
-              if (u := unknown_fields(m, ctx.profile))] for ctx, targets in runs]
+    shapes = _shapes(runs)
     for rule in rules:
         if rule.code not in ran:
             continue
         options = policy.options[rule.code]
-        for (ctx, targets), with_lists, unknown in zip(runs, assigned, blind):
-            reads = rule.reads
-            for kind in reads.targets:
-                checked = targets.get(kind, ()) if kind != "run" else (ctx,)
-                if kind == "manifest" and reads.replica_lists_only:
-                    checked = with_lists
-                if kind == "manifest" and reads.config_keys is not None:
-                    keys = reads.config_keys
-                    checked = [m for m in checked if m.config and not keys.isdisjoint(m.config)]
-                if kind == "manifest" and reads.needs and unknown:
-                    checked = _judgeable(checked, unknown, rule, ctx.unchecked)
-                findings.extend(rule.check_all(checked, ctx, options))
+        for run_, shape in zip(runs, shapes):
+            for kind in rule.reads.targets:
+                findings.extend(rule.check_all(_checked(rule, kind, run_, shape), run_[0],
+                                               options))
     _plan_fixes(findings, runs, policy)
     findings.extend(_expired_exemptions(policy))
     # how a tool names a declaration (a Terraform resource address): its findings say it
@@ -182,6 +174,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
                 finding.message += f" ({origin})"
         suppressions.apply(finding, rule)
     inheritors = sum((ctx.inheritors for ctx, _ in runs), Counter())
+    broken = Counter(f.cause for f in findings if f.cause is not None and not f.suppressed)
+    all_break = {cause: broken[cause] >= n for cause, n in inheritors.items()}
     findings = _one_per_cause(findings, policy, suppressions, origins, inheritors,
                               elsewhere or Weighed())
     if "PL122" in policy.rules:  # the suppressions that suppressed nothing
@@ -200,7 +194,8 @@ def run(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     counted = {"PL201": 0} | {code: n for code, n in sorted((unchecked or {}).items()) if n}
     return Result(findings, files, counted,
                   [(rule, policy.severities[rule.code]) for rule in rules], skipped or [],
-                  unchecked_by=unchecked if isinstance(unchecked, Unchecked) else None)
+                  unchecked_by=unchecked if isinstance(unchecked, Unchecked) else None,
+                  all_break=all_break)
 
 
 class PlanFix:
@@ -270,13 +265,14 @@ def weigh(runs: list[tuple[Context, dict[str, list[Any]]]], rules: list[Rule],
     rules = [r for r in rules if r.reads.weighs_others]
     policy = chosen.compile(rules, today or dt.date.today())
     suppressions, breaking = Suppressions(policy), Counter()
+    shapes = _shapes(runs)  # each subject weighed as ``run`` judges it
     for rule in rules:
         if not rule.applies(policy.options[rule.code]):
             continue
-        for ctx, targets in runs:
-            ctx.running = frozenset(r.code for r in rules)
+        for run_, shape in zip(runs, shapes):
+            run_[0].running = frozenset(r.code for r in rules)
             for kind in rule.reads.targets:
-                for finding in rule.check_all(targets.get(kind, ()), ctx,
+                for finding in rule.check_all(_checked(rule, kind, run_, shape), run_[0],
                                               policy.options[rule.code]):
                     if finding.cause is not None:
                         suppressions.apply(finding, _finish(finding, policy))
@@ -332,6 +328,34 @@ def _finish(finding: Finding, policy: CompiledPolicy) -> Rule:
     finding.severity = policy.severity(rule.code, raised)
     finding.locate()
     return rule
+
+
+def _shapes(runs: list[tuple[Context, dict[str, list[Any]]]]) -> list[tuple[list, list]]:
+    """For each run, its manifests with replica lists of their own (most have none:
+    Strimzi's never do), and those with unknown values (template placeholders), with
+    which."""
+    return [([m for m in targets.get("manifest", ()) if m.assignment],
+             [(m, u) for m in targets.get("manifest", ())
+              if (u := unknown_fields(m, ctx.profile))]) for ctx, targets in runs]
+
+
+def _checked(rule: Rule, kind: str, run: tuple[Context, dict[str, list[Any]]],
+             shape: tuple[list, list]) -> Any:
+    """What ``rule`` checks of a run's targets of ``kind`` (``shape``: ``_shapes``'): not a
+    manifest without the fields it reads, nor one whose value it needs is unknown (counted
+    unchecked)."""
+    ctx, targets = run
+    with_lists, unknown = shape
+    reads = rule.reads
+    checked = targets.get(kind, ()) if kind != "run" else (ctx,)
+    if kind == "manifest" and reads.replica_lists_only:
+        checked = with_lists
+    if kind == "manifest" and reads.config_keys is not None:
+        keys = reads.config_keys
+        checked = [m for m in checked if m.config and not keys.isdisjoint(m.config)]
+    if kind == "manifest" and reads.needs and unknown:
+        checked = _judgeable(checked, unknown, rule, ctx.unchecked)
+    return checked
 
 
 def _judgeable(manifests: list, unknown: list[tuple], rule: Rule, unchecked: Counter) -> list:

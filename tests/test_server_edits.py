@@ -431,7 +431,8 @@ def test_a_topic_moved_beside_a_name_alike_in_its_new_cluster_reads_the_folder_a
 
 #: what the random edits below are made of: names alike (PL702), given twice (PL117), a
 #: name Kafka refuses, the described cluster, two it does not describe (PL118), values
-#: that break rules or the schema (PL101), and text that does not parse (PL100)
+#: that break rules or the schema (PL101), the cluster's min.insync.replicas inherited,
+#: and text that does not parse (PL100)
 NAMES = ["a.b", "a_b", "orders", "orders", "pay", "y.z", "y_z", "first", "zz-last", "Bad Name!"]
 CLUSTERS = ["prod-eu-1", "prod-eu-1", "prod-eu-1", "nowhere", "other"]
 
@@ -443,6 +444,7 @@ def _random_text(rng) -> str:
         topic(name=rng.choice(NAMES), cluster=rng.choice(CLUSTERS),
               rf=rng.choice([1, 2, 3, 3, 4, "three"]), isr=rng.choice([1, 2, 2, 3, 4]))
         .replace("partitions: 6", f"partitions: {rng.choice([1, 3, 6, 12])}")
+        .replace(*rng.choice([("", ""), ("", ""), ("min.insync.replicas", "flush.messages")]))
         + rng.choice(["", "", "    retention.ms: 1000\n", "    bogus.key: 1\n"])
         for _ in range(rng.choice([1, 1, 2, 3])))
 
@@ -491,3 +493,50 @@ def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, mon
         finally:
             unsaved.reset(held)
         assert shown == _every_file(whole.findings), (edited, texts[edited])
+
+
+def test_an_edit_that_takes_the_one_topic_meeting_an_inherited_setting_reads_the_folder_again(
+        folder, monkeypatch):
+    """topics/a.yaml's topic breaks PL301 with the cluster's min.insync.replicas (2) it
+    inherits: one finding, at kafka.yaml, while it is the only topic that inherits it. An
+    edited topic that inherits it and meets it parts that finding into a.yaml's own; one
+    that goes (the file being typed), or gives its own value, gathers it again. The edited
+    file has no finding of it either way: the folder is read again."""
+    monkeypatch.chdir(folder)
+    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
+
+    def text(name: str, rf: int, partitions: int = 6) -> str:
+        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
+            "partitions: 6", f"partitions: {partitions}")
+    (folder / "topics/a.yaml").write_text(text("first", 1))
+    edits = [
+        (text("edited", 3), False),  # inherits it and meets it: a.yaml's own finding
+        (text("edited", 3, 12), True),
+        ("kind: [unclosed\n", False),  # being typed: gathered at kafka.yaml again
+        (text("edited", 3), False),
+        (topic(), False),  # its own value: gathered
+        (topic(isr=3), True),
+    ]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 2
+
+
+def test_a_topic_whose_value_is_unknown_weighs_nothing_in_an_edit(folder, monkeypatch):
+    """A topic whose replication factor is not known (a value of the wrong type, PL101) is
+    not judged against the cluster's min.insync.replicas it inherits: it weighs nothing in
+    whether every topic that inherits it breaks it, in an edit judged alone as in a whole
+    lint (PL302 gathered at kafka.yaml)."""
+    monkeypatch.chdir(folder)
+    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
+
+    def text(name: str, rf, partitions: int = 6) -> str:
+        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
+            "partitions: 6", f"partitions: {partitions}")
+    (folder / "topics/a.yaml").write_text(text("first", "three"))
+    edits = [(text("edited", 2), False), (text("edited", 2, 12), True)]
+    assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 1
+    held = unsaved.set({str(folder / "topics/edited.yaml"): edits[-1][0]})
+    try:
+        assert "kafka.yaml" in {f.file for f in lint([str(folder)]).findings
+                                if f.rule == "PL302"}
+    finally:
+        unsaved.reset(held)

@@ -57,7 +57,8 @@ class Workspace:
         #: kept while one file alone is edited: (paths, the file, what every other file's
         #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
         #: others: _said, the others' topic names by the keys rules compare them by:
-        #: linter.alike_names)
+        #: linter.alike_names, whether the file's topics break every value they inherit:
+        #: Result.all_break)
         self.alone: tuple = ()
         self.spliced = None  # loader.Spliced: where the last edit judged alone put its topics
 
@@ -245,11 +246,12 @@ class Workspace:
                 if made is None:
                     return None
                 swapped, spliced = made
-                _, _, others, said, alike = self._alone(paths, name)
+                _, _, others, said, alike, all_break = self._alone(paths, name)
                 result = judge(swapped, settings, judged={name}, elsewhere=others,
                                topics=spliced.by_group())
                 if _said(result.elsewhere) != said or \
-                        renamed_alike(alike, spliced.renamed()):
+                        renamed_alike(alike, spliced.renamed()) or \
+                        _regathered(others, all_break, result.all_break):
                     return None  # another file's findings change: a topic both declare, the
                     # one finding at a cluster's value every topic that inherits it breaks,
                     # a name Kafka's metrics cannot tell from another's
@@ -266,9 +268,21 @@ class Workspace:
         if self.alone[:2] != (paths, name):  # the others' subjects, while unchanged
             settings, inputs = self.loaded[paths]
             others = weighed(inputs, settings, {name})
-            said = judge(inputs, settings, judged={name}, elsewhere=others).elsewhere
-            self.alone = paths, name, others, _said(said), alike_names(inputs, settings, name)
+            judged = judge(inputs, settings, judged={name}, elsewhere=others)
+            self.alone = paths, name, others, _said(judged.elsewhere), \
+                alike_names(inputs, settings, name), judged.all_break
         return self.alone
+
+
+def _regathered(others, before: dict, after: dict) -> bool:
+    """Whether an edit turns the findings of other files' topics that inherit one value
+    (``others``: what they weigh) into one finding at that value, or back: when every one
+    of them breaks its rule, the edited file's topics decide, by whether every one of
+    theirs that inherits it breaks it too (``Result.all_break``, before and after; none
+    inheriting it: all)."""
+    return any(before.get(cause, True) != after.get(cause, True)
+               for cause in before.keys() | after.keys()
+               if 0 < others.inheritors[cause] == others.breaking[cause])
 
 
 def _said(findings: list) -> list[tuple]:
