@@ -35,6 +35,13 @@ def topic(name="edited", cluster="prod-eu-1", rf=3, isr=2) -> str:
     return TOPIC.format(name=name, cluster=cluster, rf=rf, isr=isr)
 
 
+def inheriting(name: str, rf, partitions: int = 6) -> str:
+    """A topic of prod-eu-1 that leaves min.insync.replicas to its cluster (2)."""
+    return TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "").format(
+        name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
+        "partitions: 6", f"partitions: {partitions}")
+
+
 #: each edit's text of topics/edited.yaml, and whether it can be judged alone (after an
 #: edit the folder was read again for, the kept model is that read's)
 EDITS = [
@@ -176,21 +183,16 @@ def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder,
     that gathers the findings at the cluster's setting, or parts them, changes other files'
     (the cluster file's, the other topic's): the folder is judged again."""
     monkeypatch.chdir(folder)
-    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
-
-    def text(name: str, rf: int, partitions: int = 6) -> str:
-        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
-            "partitions: 6", f"partitions: {partitions}")
-    (folder / "topics/a.yaml").write_text(text("first", 3))
+    (folder / "topics/a.yaml").write_text(inheriting("first", 3))
     steps = [
-        ("topics/edited.yaml", [(text("edited", 1), True), (text("edited", 3), True)]),
-        ("topics/a.yaml", [(text("first", 1), True), (text("first", 3), True)]),
-        ("topics/edited.yaml", [(text("edited", 1), True)]),  # the one that breaks it
-        ("topics/a.yaml", [(text("first", 1), False),  # both: one finding, at kafka.yaml
-                           (text("first", 1, 12), True),  # as it was: alone
-                           (text("first", 3), False),  # parted again
-                           (text("first", 3, 12), True),
-                           (text("first", 1), False)]),  # and gathered, as saved
+        ("topics/edited.yaml", [(inheriting("edited", 1), True), (inheriting("edited", 3), True)]),
+        ("topics/a.yaml", [(inheriting("first", 1), True), (inheriting("first", 3), True)]),
+        ("topics/edited.yaml", [(inheriting("edited", 1), True)]),  # the one that breaks it
+        ("topics/a.yaml", [(inheriting("first", 1), False),  # both: one finding, at kafka.yaml
+                           (inheriting("first", 1, 12), True),  # as it was: alone
+                           (inheriting("first", 3), False),  # parted again
+                           (inheriting("first", 3, 12), True),
+                           (inheriting("first", 1), False)]),  # and gathered, as saved
     ]
     for edited, edits in steps:
         assert _edited_as_a_lint_finds(folder, edited, edits) == sum(a for _, a in edits)
@@ -503,17 +505,12 @@ def test_an_edit_that_takes_the_one_topic_meeting_an_inherited_setting_reads_the
     that goes (the file being typed), or gives its own value, gathers it again. The edited
     file has no finding of it either way: the folder is read again."""
     monkeypatch.chdir(folder)
-    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
-
-    def text(name: str, rf: int, partitions: int = 6) -> str:
-        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
-            "partitions: 6", f"partitions: {partitions}")
-    (folder / "topics/a.yaml").write_text(text("first", 1))
+    (folder / "topics/a.yaml").write_text(inheriting("first", 1))
     edits = [
-        (text("edited", 3), False),  # inherits it and meets it: a.yaml's own finding
-        (text("edited", 3, 12), True),
+        (inheriting("edited", 3), False),  # inherits it and meets it: a.yaml's own finding
+        (inheriting("edited", 3, 12), True),
         ("kind: [unclosed\n", False),  # being typed: gathered at kafka.yaml again
-        (text("edited", 3), False),
+        (inheriting("edited", 3), False),
         (topic(), False),  # its own value: gathered
         (topic(isr=3), True),
     ]
@@ -526,13 +523,8 @@ def test_a_topic_whose_value_is_unknown_weighs_nothing_in_an_edit(folder, monkey
     whether every topic that inherits it breaks it, in an edit judged alone as in a whole
     lint (PL302 gathered at kafka.yaml)."""
     monkeypatch.chdir(folder)
-    inheriting = TOPIC.replace("  config:\n    min.insync.replicas: {isr}\n", "")
-
-    def text(name: str, rf, partitions: int = 6) -> str:
-        return inheriting.format(name=name, cluster="prod-eu-1", rf=rf, isr=0).replace(
-            "partitions: 6", f"partitions: {partitions}")
-    (folder / "topics/a.yaml").write_text(text("first", "three"))
-    edits = [(text("edited", 2), False), (text("edited", 2, 12), True)]
+    (folder / "topics/a.yaml").write_text(inheriting("first", "three"))
+    edits = [(inheriting("edited", 2), False), (inheriting("edited", 2, 12), True)]
     assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 1
     held = unsaved.set({str(folder / "topics/edited.yaml"): edits[-1][0]})
     try:
