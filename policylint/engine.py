@@ -62,9 +62,9 @@ class Context(Questions, Struct):
     #: the codes of the rules this run runs (None: all), where a rule judges for several
     #: (a CEL batch)
     running: frozenset | None = None
-    #: (one name given twice, two names sharing a metric name) among ``manifests``, when
-    #: known without a pass over them (``run``: from the names of the topics it leaves out,
-    #: ``Weighed.names``); None: found when asked
+    #: (one name given twice, two names sharing a metric name) among ``manifests``: told
+    #: by ``run`` from the names of the topics it leaves out (``Weighed.names``), else found
+    #: when first asked (``Questions.name_clashes``)
     clashes: tuple[bool, bool] | None = None
     #: the manifests whose findings are this run's, when it judges some files' alone
     #: (``linter.judge``): the rules that compare each with its live topic walk no others;

@@ -381,9 +381,7 @@ class Questions:
         """``model.by_metric_name`` of the metric names two topics or more share: of a
         snapshot's topics, or (any other target) of the run's manifests."""
         if not isinstance(target, Snapshot):
-            if self.clashes is not None and not self.clashes[1]:
-                return {}
-            return self.view(_metric_twins, self.manifests)
+            return self.view(_metric_twins, self.manifests) if self.name_clashes()[1] else {}
         return self.view(_metric_twins, target.topics)
 
     @property
@@ -392,12 +390,13 @@ class Questions:
         alone."""
         return self.manifests if self.judged is None else self.judged
 
-    def names_repeat(self) -> bool:
-        """Whether two of the run's manifests give one name (most runs: none)."""
-        if self.clashes is not None:
-            return self.clashes[0]
-        names = [spec.name for spec in self.manifests]
-        return len(set(names)) < len(names)
+    def name_clashes(self) -> tuple[bool, bool]:
+        """(one name given twice, two names sharing a metric name) among the run's
+        manifests (most runs: neither): ``clashes``, found when the run was not told."""
+        if self.clashes is None:
+            names = names_of(self.manifests)
+            self.clashes = names.repeated, names.twinned
+        return self.clashes
 
     def plan_view(self, plan: Plan) -> PlanView:
         """The plan's entries as columns, joined to the snapshot (built once per run)."""

@@ -7,7 +7,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -364,12 +364,8 @@ class Session:
 
     def symbols(self, ls: LanguageServer, params: types.DocumentSymbolParams) -> list:
         """One symbol per topic the file declares (the outline)."""
-        linted = self.current(ls, params.text_document.uri)
-        placed = linted.result.placed() if linted and linted.result else ()
         found = []
-        for spec, _, _ in placed:
-            if spec.doc is None or spec.doc.source.name != linted.name:
-                continue
+        for spec, _ in _declared(self.current(ls, params.text_document.uri)):
             doc, path = spec.where("name")
             at = doc.locate(path) or (1, 1)
             start = types.Position(at[0] - 1, max(at[1] - 1, 0))
@@ -426,9 +422,13 @@ class Session:
     def release(self, ls: LanguageServer, uri: str) -> str:
         """The Kafka release a document's topics are judged by (its cluster's)."""
         from .. import kafka_configs
-        linted = self.current(ls, uri)
-        placed = linted.result.placed() if linted and linted.result else ()
-        for spec, _, ctx in placed:  # the run's topics: the first of this file's
-            if spec.doc is not None and spec.doc.source.name == linted.name:
-                return ctx.kafka_release(spec)
+        for spec, ctx in _declared(self.current(ls, uri)):  # the first of its topics
+            return ctx.kafka_release(spec)
         return kafka_configs.newest()
+
+
+def _declared(linted: Linted | None) -> Iterator[tuple]:
+    """(declaration, its run's context) of each topic the linted file declares."""
+    placed = linted.result.placed() if linted and linted.result else ()
+    return ((spec, ctx) for spec, _, ctx in placed
+            if spec.doc is not None and spec.doc.source.name == linted.name)

@@ -18,7 +18,7 @@ import difflib
 import gc
 import os
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..linter import alike_names, judge, load, renamed_alike, weighed
 from ..settings import resolve
@@ -54,12 +54,7 @@ class Workspace:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
         self.unjudged: set[tuple] = set()  # the folders (paths) whose files ``rest`` judges
-        #: kept while one file alone is edited: (paths, the file, what every other file's
-        #: subjects weigh: linter.weighed, what a judgement of that file alone says of the
-        #: others: _said, the others' topic names by the keys rules compare them by:
-        #: linter.alike_names, whether the file's topics break every value they inherit:
-        #: Result.all_break)
-        self.alone: tuple = ()
+        self.alone: Alone | None = None  # kept while one file alone is edited
         self.spliced = None  # loader.Spliced: where the last edit judged alone put its topics
 
     def options_of(self, path: str) -> dict:
@@ -89,7 +84,7 @@ class Workspace:
         and read every folder again."""
         self._of_root = None
         self.loaded.clear()
-        self.alone = ()
+        self.alone = None
 
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
@@ -132,7 +127,7 @@ class Workspace:
         and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
         self.loaded.clear()
-        self.alone = ()
+        self.alone = None
 
     def lint(self, path: str, texts: dict[str, str], edited: bool = False,
              first: set[str] | None = None) -> tuple[Linted, dict[str, Linted] | None]:
@@ -225,7 +220,7 @@ class Workspace:
             unsaved.reset(held)
             read_before.reset(cached)
         self.loaded[tuple(paths)] = settings, inputs
-        self.alone = ()
+        self.alone = None
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
@@ -246,15 +241,11 @@ class Workspace:
                 if made is None:
                     return None
                 swapped, spliced = made
-                _, _, others, said, alike, all_break = self._alone(paths, name)
-                result = judge(swapped, settings, judged={name}, elsewhere=others,
+                alone = self._alone(paths, name)
+                result = judge(swapped, settings, judged={name}, elsewhere=alone.others,
                                topics=spliced.by_group())
-                if _said(result.elsewhere) != said or \
-                        renamed_alike(alike, spliced.renamed()) or \
-                        _regathered(others, all_break, result.all_break):
-                    return None  # another file's findings change: a topic both declare, the
-                    # one finding at a cluster's value every topic that inherits it breaks,
-                    # a name Kafka's metrics cannot tell from another's
+                if alone.changed_by(result, spliced):
+                    return None
         finally:
             unsaved.reset(held)
             max_nodes.reset(bound)
@@ -262,16 +253,36 @@ class Workspace:
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
-    def _alone(self, paths: tuple, name: str) -> tuple:
+    def _alone(self, paths: tuple, name: str) -> Alone:
         """``self.alone`` for the file ``name`` of the kept model of ``paths``: computed
         once, kept while that model is."""
-        if self.alone[:2] != (paths, name):  # the others' subjects, while unchanged
+        if self.alone is None or self.alone[:2] != (paths, name):
             settings, inputs = self.loaded[paths]
             others = weighed(inputs, settings, {name})
             judged = judge(inputs, settings, judged={name}, elsewhere=others)
-            self.alone = paths, name, others, _said(judged.elsewhere), \
-                alike_names(inputs, settings, name), judged.all_break
+            self.alone = Alone(paths, name, others, _said(judged.elsewhere),
+                               alike_names(inputs, settings, name), judged.all_break)
         return self.alone
+
+
+class Alone(NamedTuple):
+    """What an edit of one file judged alone is compared with: made once from the kept
+    model, whose other files do not change while that file is edited."""
+    paths: tuple
+    name: str
+    others: Any  # what every other file's subjects weigh (linter.weighed)
+    said: list[tuple]  # what a judgement of the file alone says of the others (_said)
+    alike: list  # the others' topic names by the keys rules compare them by
+    all_break: dict  # whether the file's topics break every value they inherit
+
+    def changed_by(self, result: Any, spliced: Any) -> bool:
+        """Whether the edit judged as ``result`` (its topics where ``spliced`` put them)
+        changes another file's findings: a topic both declare, the one finding at a
+        cluster's value every topic that inherits it breaks, a name Kafka's metrics cannot
+        tell from another's."""
+        return _said(result.elsewhere) != self.said or \
+            renamed_alike(self.alike, spliced.renamed()) or \
+            _regathered(self.others, self.all_break, result.all_break)
 
 
 def _regathered(others, before: dict, after: dict) -> bool:

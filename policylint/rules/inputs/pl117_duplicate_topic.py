@@ -38,7 +38,7 @@ class DuplicateTopic(Rule):
     reads = Reads(targets=("run",))
 
     def check(self, ctx, _, options):
-        if not ctx.names_repeat():  # most runs: no name twice, nothing to walk
+        if not ctx.name_clashes()[0]:  # most runs: no name twice, nothing to walk
             return
         first: dict = {}
         for spec in ctx.manifests:
