@@ -1,7 +1,9 @@
 """The editor's per-edit path: a file that only declares topics is read again and judged
-alone among the folder's kept model (``loader.replaced``). Whatever the edit, its findings
-are exactly those of ``policylint lint FOLDER`` over the same texts; edits that change what
-other files depend on read the folder again."""
+alone among the folder's kept model (``loader.replaced``); a file that only describes
+clusters is read again, and every topic judged on the clusters made again
+(``loader.redescribed``). Whatever the edit, its findings are exactly those of ``policylint
+lint FOLDER`` over the same texts; edits that change what other files depend on read the
+folder again."""
 
 from __future__ import annotations
 
@@ -199,7 +201,7 @@ def test_an_edit_weighs_the_topics_that_inherit_the_same_cluster_setting(folder,
     assert "kafka.yaml" in {f.file for f in lint([str(folder)]).findings if f.rule == "PL301"}
 
 def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
-    """Each edit of the cluster file reads the folder again: every file's findings are a
+    """Each edit of the cluster file judges every topic again: every file's findings are a
     whole lint's over the same texts, while the documents of the files that did not change
     are detected and validated once, when first read (``Document.kind``, ``.checked``)."""
     import policylint.sources as sources
@@ -222,7 +224,7 @@ def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
         checked = len(validated), len(detected)
         linted, others = space.lint(kafka, texts, edited=True)
         assert set(validated[checked[0]:]) == set(detected[checked[1]:]) == {"kafka.yaml"}
-        assert others is not None  # not judged alone: the folder read again
+        assert others is not None  # not judged alone: every topic judged again
         held = unsaved.set({os.path.abspath(p): t for p, t in texts.items()})
         try:
             whole = lint([str(folder)])
@@ -532,3 +534,114 @@ def test_a_topic_whose_value_is_unknown_weighs_nothing_in_an_edit(folder, monkey
                                 if f.rule == "PL302"}
     finally:
         unsaved.reset(held)
+
+
+KAFKA = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: Kafka
+metadata:
+  name: {name}
+  annotations:
+    strimzi.io/node-pools: {pools}
+spec:
+  kafka:
+    version: 4.1.0
+    replicas: {brokers}
+{rack}    config:
+      min.insync.replicas: {isr}
+      default.replication.factor: {rf}
+"""
+POOL = """\
+apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaNodePool
+metadata:
+  name: pool-{n}
+  labels:
+    strimzi.io/cluster: {cluster}
+spec:
+  replicas: {brokers}
+  roles: [broker]
+"""
+
+
+def _random_cluster_text(rng) -> str:
+    """A file that describes clusters (a Kafka, its node pools), or what it is while being
+    typed, or something else."""
+    if rng.random() < 0.12:
+        return rng.choice(["kind: [unclosed\n", "", topic(name="in-the-cluster-file")])
+    if rng.random() < 0.2:  # a snapshot of one of them
+        import json
+        snapshot = json.loads((EXAMPLES / "clusters/prod-eu-1.json").read_text())
+        snapshot["cluster"] = rng.choice(CLUSTERS)
+        snapshot["brokers"] = snapshot["brokers"][:rng.choice([1, 3, 6])]
+        snapshot["config"]["min.insync.replicas"] = str(rng.choice([1, 2, 4]))
+        return json.dumps(snapshot, indent=1)
+    docs = []
+    for _ in range(rng.choice([0, 1, 1, 1, 2])):
+        docs.append(KAFKA.format(
+            name=rng.choice(CLUSTERS), pools=rng.choice(["enabled", "disabled"]),
+            brokers=rng.choice([1, 2, 3, 6]), isr=rng.choice([1, 2, 3, 4]),
+            rf=rng.choice([1, 2, 3, 4]),
+            rack=rng.choice(["", "    rack:\n      topologyKey: zone\n"])))
+    for n in range(rng.choice([0, 0, 1, 2])):
+        docs.append(POOL.format(n=n, cluster=rng.choice(CLUSTERS),
+                                brokers=rng.choice([1, 3, "three"])))
+    return "---\n".join(docs) or "# emptied\n"
+
+
+def _describing(text: str) -> bool:
+    """Whether a text of ``_random_cluster_text`` describes clusters alone (or is being
+    typed): not a topic's, not a file with no document."""
+    return "KafkaTopic" not in text and text not in ("", "# emptied\n")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_edits_of_a_cluster_file_find_what_a_whole_lint_finds(tmp_path, monkeypatch,
+                                                                     seed):
+    """Edits of a file that describes clusters judge every topic again without reading the
+    other files again (``loader.redescribed``), whatever they describe: clusters that come,
+    go, are described twice or lose their node pools, beside another cluster file, topics
+    and a plan. Every file's findings are a whole lint's; the folder is read again only
+    when the file held, or holds, more than descriptions of clusters."""
+    import json
+    import random
+
+    from policylint.server import workspace
+    rng = random.Random(seed)
+    monkeypatch.chdir(tmp_path)
+    texts = {"kafka.yaml": _random_cluster_text(rng), "pools.yaml": _random_cluster_text(rng)}
+    if seed % 2:
+        texts["plan.json"] = json.dumps({"version": 1, "partitions": [
+            {"topic": rng.choice(NAMES), "partition": 0, "replicas": [1, 2]}
+            for _ in range(3)]})
+    texts.update({f"topics/f{i}.yaml": _random_text(rng) for i in range(rng.choice([2, 3]))})
+    (tmp_path / "topics").mkdir()
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    space = Workspace([str(tmp_path)])
+    linted, others = space.lint(str(tmp_path / "topics/f0.yaml"), {})
+    result = linted.result or next((o.result for o in (others or {}).values()), None)
+    shown = _every_file(result.findings if result is not None else [])
+    reads = []
+    real = workspace.load
+    monkeypatch.setattr(workspace, "load", lambda *a: reads.append(a) or real(*a))
+    for _ in range(10):
+        edited = rng.choice(["kafka.yaml", "kafka.yaml", "pools.yaml"])
+        before, texts[edited] = texts[edited], _random_cluster_text(rng)
+        unsaved_ = {str(tmp_path / name): text for name, text in texts.items()}
+        reads.clear()
+        linted, others = space.lint(str(tmp_path / edited), unsaved_, edited=True)
+        result = linted.result or next((o.result for o in (others or {}).values()), None)
+        found = _every_file(result.findings if result is not None else [])
+        if others is None:  # topics typed into a file that held none: judged alone
+            shown = {**{f: rows for f, rows in shown.items() if f != edited},
+                     **({edited: found[edited]} if edited in found else {})}
+        else:  # every topic judged again, the other files read again only when it must
+            assert (not reads) == (_describing(before) and _describing(texts[edited]))
+            shown = found
+        held = unsaved.set(unsaved_)
+        try:
+            whole = lint([str(tmp_path)])
+        finally:
+            unsaved.reset(held)
+        assert shown == _every_file(whole.findings), (edited, texts[edited])

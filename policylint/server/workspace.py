@@ -6,10 +6,11 @@ with its workspace folder whole, as ``policylint lint FOLDER`` reads it (its pol
 clusters scoped by directory): the same findings, for that file and for the folder's
 others. The folder's model is kept too: an edit of a file that only declares topics reads
 that file again and judges it alone among the others (``loader.replaced``), in time that
-does not grow with the folder; any other edit, a save of a cluster file or a change on disk
-reads the folder again. The files that describe clusters (Strimzi ``Kafka`` and node pools,
-snapshots...) are found from the parsed files when first asked, for a file outside every
-folder.
+does not grow with the folder; an edit of a file that only describes clusters reads that
+file again and judges every topic on the clusters made again (``loader.redescribed``);
+any other edit, or a change on disk, reads the folder again. The files that describe
+clusters (Strimzi ``Kafka`` and node pools, snapshots...) are found from the parsed files
+when first asked, for a file outside every folder.
 """
 
 from __future__ import annotations
@@ -147,12 +148,13 @@ class Workspace:
         alone = self._again(paths, path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
+        kept = self._redescribed(paths, path, name, texts) if edited else None
         if root is None:  # outside every folder: no other file's findings are this run's
-            result, others = self._run(list(paths), texts, {name}), None
+            result, others = self._run(list(paths), texts, {name}, kept), None
         else:
             judged = None if first is None else \
                 {name} | {display_name(p) for p in self.fellows(path, first)}
-            result = self._run(list(paths), texts, judged)
+            result = self._run(list(paths), texts, judged, kept)
             if judged is not None:
                 self.unjudged.add(paths)
             others = _by_file(result, texts, {f.file for f in result.findings
@@ -205,15 +207,18 @@ class Workspace:
                                   {f.file for f in result.findings if f.file}))
         return found
 
-    def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None):
+    def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None,
+             inputs=None):
         """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
         files on disk, and the files read before and unchanged not parsed again; the model
-        kept for the edits that follow. ``judged``: as ``linter.judge`` takes it."""
+        kept for the edits that follow. ``judged``: as ``linter.judge`` takes it;
+        ``inputs``: the model, when made from the kept one (``_redescribed``)."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with _uncollected():
                 settings = resolve(paths, **self.options_of(paths[0]))
-                inputs = load(paths, settings)
+                if inputs is None:
+                    inputs = load(paths, settings)
                 result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
                                else weighed(inputs, settings, judged))
         finally:
@@ -227,31 +232,49 @@ class Workspace:
     def _again(self, paths: tuple, path: str, name: str, texts: dict[str, str]):
         """The result of the one file ``path`` read again from ``texts`` and judged among
         the folder's kept model (None: it cannot be judged alone, or nothing is kept)."""
-        from ..sources import parse_files
         from ..sources.loader import replaced
-        from ..sources.yamldoc import max_nodes
         if paths not in self.loaded or path not in texts:
             return None
         settings, inputs = self.loaded[paths]
-        held, bound = unsaved.set(texts), max_nodes.set(settings.max_yaml_values)
-        try:
-            with _uncollected():
-                parsed = parse_files([(path, name, False)], settings.max_file_size)[0]
-                made = replaced(inputs, parsed, self.spliced)
-                if made is None:
-                    return None
-                swapped, spliced = made
-                alone = self._alone(paths, name)
-                result = judge(swapped, settings, judged={name}, elsewhere=alone.others,
-                               topics=spliced.by_group())
-                if alone.changed_by(result, spliced):
-                    return None
-        finally:
-            unsaved.reset(held)
-            max_nodes.reset(bound)
+        with _uncollected():
+            made = replaced(inputs, self._parsed(path, name, texts, settings), self.spliced)
+            if made is None:
+                return None
+            swapped, spliced = made
+            alone = self._alone(paths, name)
+            result = judge(swapped, settings, judged={name}, elsewhere=alone.others,
+                           topics=spliced.by_group())
+            if alone.changed_by(result, spliced):
+                return None
         self.loaded[paths], self.spliced = (settings, swapped), spliced
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
+
+    def _redescribed(self, paths: tuple, path: str, name: str, texts: dict[str, str]):
+        """The folder's kept model with the file ``path``, which describes clusters alone,
+        read again from ``texts`` (``loader.redescribed``); None when it cannot be."""
+        from ..sources.loader import redescribed
+        if paths not in self.loaded or path not in texts:
+            return None
+        settings, inputs = self.loaded[paths]
+        if settings.clusters or settings.joining or settings.base is not None:
+            return None  # what ``load`` adds to a read: made again by a whole one
+        with _uncollected():
+            return redescribed(inputs, self._parsed(path, name, texts, settings),
+                               settings.policy.clusters)
+
+    @staticmethod
+    def _parsed(path: str, name: str, texts: dict[str, str], settings) -> Any:
+        """The file at ``path`` parsed from the editor's ``texts``, as a read with
+        ``settings`` parses it."""
+        from ..sources import parse_files
+        from ..sources.yamldoc import max_nodes
+        held, bound = unsaved.set(texts), max_nodes.set(settings.max_yaml_values)
+        try:
+            return parse_files([(path, name, False)], settings.max_file_size)[0]
+        finally:
+            unsaved.reset(held)
+            max_nodes.reset(bound)
 
     def _alone(self, paths: tuple, name: str) -> Alone:
         """``self.alone`` for the file ``name`` of the kept model of ``paths``: computed

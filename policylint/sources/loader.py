@@ -246,6 +246,64 @@ def replaced(inputs: Inputs, parsed: Parsed, last: Spliced | None = None
         + unknown + alone.findings), spliced
 
 
+#: the roles of documents that only describe a cluster: no other file's model reads them
+#: before every file is read (a ConfigMap's values, a module's call are read into topics)
+_DESCRIBING = frozenset({"cluster", "nodepool", "snapshot"})
+#: the findings made once the run's clusters are known (``_clusters``, ``_grouped``)
+_OF_THE_CLUSTERS = frozenset({"PL118", "PL119", "PL121", "PL123"})
+
+
+def redescribed(inputs: Inputs, parsed: Parsed, placement: dict[str, list[str]] | None
+                ) -> Inputs | None:
+    """``inputs`` with one file that describes clusters alone (Kafka resources, node
+    pools, snapshots; or text that does not parse, being typed), before and after, read
+    again (``parsed``): every other file's topics and plans kept as they are, the clusters
+    and their groups made again, as a whole read makes them. ``placement``: the policy's
+    cluster path globs. None otherwise: read them all again. The editor's path for an edit
+    of a cluster file, whose every topic is judged again but no other file read."""
+    name, _, docs = parsed
+    if name not in inputs.files or posixpath.basename(name).startswith("kustomization") or \
+            inputs.current is not None or name in _declaring(inputs):
+        return None  # (a current assignment is kept whole: its file is not known)
+    if not isinstance(docs, Exception) and \
+            any(formats.role(kind_of(doc)) not in _DESCRIBING for doc in docs):
+        return None
+    alone = load([parsed])
+    if alone.files != [name] or alone.skipped:
+        return None
+    order = {file: i for i, file in enumerate(inputs.files)}
+
+    def swap(kept: list, new: list, file_of: Callable) -> list:
+        """The others' items of ``kept``, with ``new`` where a whole read puts them."""
+        others = [item for item in kept if file_of(item) != name]
+        at = next((i for i, item in enumerate(others)
+                   if order.get(file_of(item), -1) > order[name]), len(others))
+        return others[:at] + new + others[at:]
+
+    again = structs.replace(
+        inputs, unplaced=[], groups=[],
+        findings=swap([f for f in inputs.findings if f.rule not in _OF_THE_CLUSTERS],
+                      alone.findings, lambda f: f.file),
+        kafkas=swap(inputs.kafkas, alone.kafkas, lambda k: k[1].source.name),
+        snapshots=swap(inputs.snapshots, alone.snapshots, lambda s: s.doc.source.name),
+        related={**inputs.related, "nodepool": swap(
+            inputs.related["nodepool"], alone.related["nodepool"], lambda d: d.source.name)})
+    clusters, profiles = _clusters(again, [], set())
+    again.placement = Placement(clusters, placement or {})
+    again.groups = _grouped(again, profiles, clusters, again.placement)
+    return again
+
+
+def _declaring(inputs: Inputs) -> set[str]:
+    """The files whose documents other files' models read or depend on: topics, plans,
+    ConfigMaps, module calls."""
+    return {s.doc.source.name for s in inputs.manifests if s.doc is not None} | \
+        {p.doc.source.name for p in inputs.plans} | \
+        {d.source.name for role, docs in inputs.related.items() if role not in _DESCRIBING
+         for d in docs} | \
+        {(c.after or c.before).doc.source.name for c in inputs.changes}
+
+
 def _without(specs: list[TopicSpec], name: str, last: tuple | None
              ) -> tuple[list[TopicSpec], Callable[[list], list], int | None, list[TopicSpec]]:
     """``specs`` without the file ``name``'s topics (a new list); how to cut a list aligned
