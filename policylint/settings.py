@@ -49,6 +49,14 @@ class Settings(Struct, frozen=True):
     joining: tuple[tuple[int, str | None], ...] = ()  # brokers (id, rack) that join
     output: Output = field(default_factory=Output)
 
+    def reads_as(self, other: Settings) -> bool:
+        """Whether a run with ``other`` reads what a run with these reads
+        (``linter.load``): the same files, clusters and placement; only what judges them
+        may differ (a rule's severity, the rules selected, exemptions...)."""
+        return self.tree is None and other.tree is None and \
+            self.policy.clusters == other.policy.clusters and \
+            all(getattr(self, key) == getattr(other, key) for key in _READ)
+
     @property
     def described(self) -> str:
         """Which policy judges, and where it was read (``lint -v``)."""
@@ -56,6 +64,11 @@ class Settings(Struct, frozen=True):
         if self.tree is not None and self.tree.outside:  # out of the change's reach
             said += f"; read from disk, outside the git work tree: {', '.join(self.tree.outside)}"
         return said
+
+
+#: the settings ``linter.load`` reads by (besides the policy's clusters and a base's tree)
+_READ = ("clusters", "current", "max_file_size", "max_yaml_values", "base", "stdin_name",
+         "exclude", "force_exclude", "respect_gitignore", "joining")
 
 
 def resolve(paths: list[str], *, cluster: str | list[str] | None = None,

@@ -645,3 +645,44 @@ def test_random_edits_of_a_cluster_file_find_what_a_whole_lint_finds(tmp_path, m
         finally:
             unsaved.reset(held)
         assert shown == _every_file(whole.findings), (edited, texts[edited])
+
+
+#: edits of the folder's policy, and whether the folder is read again for each: only when
+#: what a read takes changes (the files it leaves out, where clusters are placed)
+POLICY_EDITS = [
+    ("rules:\n  PL301:\n    severity: warning\n", False),
+    ("rules:\n  PL301:\n    enabled: false\n  PL117:\n    severity: note\n", False),
+    ("exclude: ['topics/a.yaml']\n", True),  # PL117's first declaration left out
+    ("exclude: ['topics/a.yaml']\nrules:\n  PL301:\n    severity: error\n", False),
+    ("clusters:\n  elsewhere: ['topics/**']\n", True),  # a cluster's placement
+    ("extends: default\n", True),
+    ("exemptions:\n  - rule: PL301\n    topics: ['edit*']\n    reason: on purpose\n", False),
+]
+
+
+def test_policy_edits_judge_the_kept_model_again_unless_what_is_read_changes(folder,
+                                                                              monkeypatch):
+    """Typing in the folder's policy judges every file again by the unsaved policy; the
+    files are read again only when the policy changes what a read takes. Every file's
+    findings are a whole lint's over the same texts."""
+    from policylint.server import workspace
+    monkeypatch.chdir(folder)
+    (folder / "topics/edited.yaml").write_text(topic(isr=4))  # PL301
+    policy = str(folder / ".policylint.yaml")
+    Path(policy).write_text("extends: default\n")
+    space = Workspace([str(folder)])
+    space.lint(str(folder / "topics/edited.yaml"), {})
+    reads = []
+    real = workspace.load
+    monkeypatch.setattr(workspace, "load", lambda *a: reads.append(a) or real(*a))
+    for text, read in POLICY_EDITS:
+        reads.clear()
+        linted, others = space.lint(policy, {policy: text}, edited=True)
+        assert bool(reads) == read, text
+        result = next(o.result for o in others.values())
+        held = unsaved.set({policy: text})
+        try:
+            whole = lint([str(folder)])
+        finally:
+            unsaved.reset(held)
+        assert _every_file(result.findings) == _every_file(whole.findings), text

@@ -149,12 +149,13 @@ class Workspace:
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
         kept = self._redescribed(paths, path, name, texts) if edited else None
+        unread = path if edited and kept is None else None
         if root is None:  # outside every folder: no other file's findings are this run's
-            result, others = self._run(list(paths), texts, {name}, kept), None
+            result, others = self._run(list(paths), texts, {name}, kept, unread), None
         else:
             judged = None if first is None else \
                 {name} | {display_name(p) for p in self.fellows(path, first)}
-            result = self._run(list(paths), texts, judged, kept)
+            result = self._run(list(paths), texts, judged, kept, unread)
             if judged is not None:
                 self.unjudged.add(paths)
             others = _by_file(result, texts, {f.file for f in result.findings
@@ -208,17 +209,20 @@ class Workspace:
         return found
 
     def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None,
-             inputs=None):
+             inputs=None, edited: str | None = None):
         """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
         files on disk, and the files read before and unchanged not parsed again; the model
         kept for the edits that follow. ``judged``: as ``linter.judge`` takes it;
-        ``inputs``: the model, when made from the kept one (``_redescribed``)."""
+        ``inputs``: the model, when made from the kept one (``_redescribed``); ``edited``:
+        the file whose edit this run answers (the kept model is judged again when that
+        edit cannot change it: ``_unchanged``)."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with _uncollected():
                 settings = resolve(paths, **self.options_of(paths[0]))
                 if inputs is None:
-                    inputs = load(paths, settings)
+                    inputs = self._unchanged(tuple(paths), edited, settings) or \
+                        load(paths, settings)
                 result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
                                else weighed(inputs, settings, judged))
         finally:
@@ -262,6 +266,20 @@ class Workspace:
         with _uncollected():
             return redescribed(inputs, self._parsed(path, name, texts, settings),
                                settings.policy.clusters)
+
+    def _unchanged(self, paths: tuple, path: str | None, settings):
+        """The kept model of ``paths`` when the edit of the file at ``path`` cannot have
+        changed it: a file no read of a folder takes (hidden, as ``.policylint.yaml``, or
+        none of YAML or JSON, as pyproject.toml), whose edit leaves what the read takes
+        alike (``Settings.reads_as``). A policy's edit judges the kept model again."""
+        from ..sources import EXTENSIONS
+        root = None if path is None else self.root_of(path)
+        if root is None or paths not in self.loaded or path in paths:
+            return None  # (a file named in ``paths`` is read, whatever its name)
+        walked = path.endswith(EXTENSIONS) and not any(
+            part.startswith(".") for part in os.path.relpath(path, root).split(os.sep))
+        kept, inputs = self.loaded[paths]
+        return None if walked or not kept.reads_as(settings) else inputs
 
     @staticmethod
     def _parsed(path: str, name: str, texts: dict[str, str], settings) -> Any:
