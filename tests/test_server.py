@@ -364,3 +364,41 @@ async def test_typing_in_the_policy_judges_the_open_documents_by_it(client, work
             "policylint: policy ") and ".policylint.yaml:4:15: rules.PL301" in shown.message
     finally:
         policy.unlink()
+
+
+@pytest.mark.asyncio
+async def test_an_untitled_document_is_judged_alone_with_the_workspace_clusters(client,
+                                                                               workspace):
+    """A document with no file yet (VS Code's ``untitled:Untitled-1``) is linted as a file
+    outside every folder: with the workspace's clusters, alone, in the format its language
+    says; its findings carry its version, and name no file of the workspace."""
+    def opened(uri: str, language: str, text: str) -> None:
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1,
+                                                 text=text)))
+    yaml_uri = "untitled:Untitled-1"
+    waiting = _diagnostics(client, yaml_uri)
+    opened(yaml_uri, "yaml", TOPIC.replace("replicas: 3", "replicas: 9"))
+    found = {d.code: d for d in await waiting}
+    assert {"PL203", "PL601"} <= set(found)  # 9 > the cluster's 6 brokers; an unknown key
+    assert found["PL203"].range.start.line == 8 and client.versions[yaml_uri] == 1
+
+    waiting = _diagnostics(client, yaml_uri)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=yaml_uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=TOPIC)]))
+    codes = {d.code for d in await waiting}
+    assert {"PL301", "PL601"} <= codes and "PL203" not in codes  # 4 > RF 3, which fits
+    assert client.versions[yaml_uri] == 2
+
+    json_uri = "untitled:Untitled-2"  # JSON indented by tabs: no YAML
+    waiting = _diagnostics(client, json_uri)
+    opened(json_uri, "json", '{\n\t"version": 1,\n\t"partitions": [\n\t\t{"topic": "orders", '
+           '"partition": 0, "replicas": [1, 1, 2]}\n\t]\n}\n')
+    found = {d.code: d for d in await waiting}
+    assert "PL112" in found and "PL100" not in found  # broker 1 twice
+    assert found["PL112"].range.start.line == 3
+
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=yaml_uri)))
+    assert not [u for u in client.published if u.startswith("file:") and "untitled" in u]

@@ -396,3 +396,17 @@ async def test_a_relative_policy_setting_is_the_workspace_folders(relative, work
     uri = _open(relative, workspace / "topics/orders.yaml", TOPIC)
     codes = {d.code for d in await _diagnostics(relative, uri)}
     assert "PL301" in codes and "PL209" not in codes and not relative.messages
+
+
+def test_an_untitled_document_is_placed_in_no_folder_and_named_back_by_its_uri(tmp_path):
+    """The path an untitled document is linted as is in no workspace folder, even one that
+    holds the temporary directory, and its findings' places name the document again."""
+    import os
+
+    from policylint.server.workspace import Workspace, untitled, uri_of
+    for uri in ("untitled:Untitled-1", "untitled:/a b/notes.v1", "untitled:x%2Fy"):
+        path = untitled(uri, "json")
+        assert path.endswith(".json") and uri_of(path) == uri
+        assert Workspace([os.path.dirname(os.path.dirname(path))]).root_of(path) is None
+    assert untitled("untitled:Untitled-1", "yaml").endswith("Untitled-1.yaml")
+    assert uri_of(str(tmp_path / "a.yaml")) == (tmp_path / "a.yaml").as_uri()

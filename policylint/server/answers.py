@@ -4,12 +4,10 @@ diagnostics, their fixes and suppressions as code actions, and the editor's sett
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from typing import Any
 
-from .workspace import Linted, edit
+from .workspace import Linted, edit, uri_of
 
 #: the code action kind of "fix all", namespaced so that fix-on-save can name it alone
 FIX_ALL = "source.fixAll.policylint"
@@ -113,8 +111,7 @@ def refusal(said: str, linted: Linted, types: Any) -> list:
 def _location(where: dict, types: Any) -> Any:
     """A related value's place (file, 1-based line and column) as an LSP Location."""
     at = types.Position(where["line"] - 1, max((where["column"] or 1) - 1, 0))
-    return types.Location(uri=Path(os.path.abspath(where["file"])).as_uri(),
-                          range=types.Range(at, at))
+    return types.Location(uri=uri_of(where["file"]), range=types.Range(at, at))
 
 
 def code_actions(linted: Linted, params: Any, types: Any) -> list:

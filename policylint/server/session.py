@@ -18,7 +18,7 @@ from . import help as config_help
 from ..sources import display_name
 from .answers import FIX_ALL, code_actions, diagnostics, fix_all, refusal, related, \
     settings
-from .workspace import Linted, Workspace
+from .workspace import Linted, Workspace, untitled
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 50
@@ -89,6 +89,7 @@ class Session:
         self.finishing = False  # a judgement of the folder's other files is scheduled
         self.edits = 0  # the changes of text so far
         self.changed: set[str] = set()  # open documents changed since opened or saved
+        self.untitled: dict[str, str] = {}  # uri -> the path an untitled document is linted as
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -149,6 +150,17 @@ class Session:
                         types.FileSystemWatcher(glob_pattern=pattern) for pattern in (
                             "**/*.{yaml,yml,json,tf}", "**/{pyproject.toml,.gitignore}")]))]))
 
+    def path_of(self, ls: LanguageServer, uri: str) -> str | None:
+        """The file a document is linted as: its own; an untitled one's (``untitled:``, no
+        file yet) outside every folder (``workspace.untitled``); None for other schemes."""
+        path = to_fs_path(uri)
+        if path is None and uri.startswith("untitled:"):
+            document = self.opened(ls, uri)
+            if document is not None:
+                self.untitled[uri] = untitled(uri, document.language_id or "")
+            path = self.untitled.get(uri)
+        return path
+
     def open_texts(self, ls: LanguageServer) -> dict[str, str]:
         """The editor's unsaved text of each open file, by path."""
         return {p: d.source for u, d in list(ls.workspace.text_documents.items())
@@ -158,7 +170,7 @@ class Session:
         """Lints the document and publishes its findings, and those of the folder's other
         files; ``edited``: after a change of its text, when it may be judged alone."""
         document = ls.workspace.get_text_document(uri)
-        path = to_fs_path(uri)
+        path = self.path_of(ls, uri)
         if path is None:
             return
         texts = self.open_texts(ls)
@@ -245,7 +257,7 @@ class Session:
     def did_open(self, ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         self.publish(ls, uri)
-        path = to_fs_path(uri)
+        path = self.path_of(ls, uri)
         if path is not None:  # opened to be edited: its first edit as fast as the next
             asyncio.get_running_loop().call_soon(self.workspace().prepare, path)
 
@@ -267,7 +279,7 @@ class Session:
     def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         self.linted.pop(uri, None)
-        path = to_fs_path(uri)
+        path = to_fs_path(uri) or self.untitled.pop(uri, None)
         if path is not None:  # its unsaved text is gone: the file on disk is read again
             self.workspace().forget(path)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -319,7 +331,7 @@ class Session:
             return None
         code = config_help.code_at(lines[row].rstrip("\r\n"), params.position.character)
         if code is not None:  # a suppression comment's code, a policy's rules: key
-            path = to_fs_path(params.text_document.uri) or ""
+            path = self.path_of(ls, params.text_document.uri) or ""
             text = config_help.rule_hover(code.key, self.workspace().options_of(path).get(
                 "policy"), Path(path).parent)
             return None if text is None else types.Hover(
@@ -348,7 +360,7 @@ class Session:
             found = config_help.values(key, version)
             kind = types.CompletionItemKind.Value
         elif config_help.in_config(lines, row):
-            style = config_help.syntax(to_fs_path(params.text_document.uri) or "")
+            style = config_help.syntax(self.path_of(ls, params.text_document.uri) or "")
             found = config_help.keys(version, config_help.written(lines, row), style)
             kind = types.CompletionItemKind.Property
         else:

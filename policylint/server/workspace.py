@@ -18,8 +18,11 @@ from __future__ import annotations
 import difflib
 import gc
 import os
+import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import quote, unquote
 
 from ..linter import alike_names, judge, load, renamed_alike, weighed
 from ..settings import resolve
@@ -28,6 +31,25 @@ from ..sources import display_name, read_before, unsaved
 
 #: the roles of documents that describe a cluster rather than declare topics
 _CLUSTER_ROLES = {"cluster", "snapshot", "nodepool", "configmap"}
+#: where a document with no file (an editor's untitled one) is placed: in no workspace
+#: folder, where no file is (its text is the editor's alone)
+UNTITLED = os.path.join(tempfile.gettempdir(), "policylint-untitled")
+
+
+def untitled(uri: str, language: str) -> str:
+    """The path an untitled document (``untitled:Untitled-1``) is linted as: a file of
+    its name outside every folder, judged alone with the workspace's clusters, of the
+    format its language says (JSON, else YAML)."""
+    suffix = ".json" if language == "json" else ".yaml"
+    return os.path.join(UNTITLED, quote(uri.partition(":")[2], safe="") + suffix)
+
+
+def uri_of(path: str) -> str:
+    """The URI of the file at ``path``; an untitled document's own (``untitled``)."""
+    path = os.path.abspath(path)
+    if os.path.dirname(path) == UNTITLED:
+        return "untitled:" + unquote(Path(path).stem)
+    return Path(path).as_uri()
 
 
 class Linted(NamedTuple):
@@ -113,6 +135,8 @@ class Workspace:
     def root_of(self, path: str) -> str | None:
         """The innermost workspace folder that holds ``path`` (each folder is linted as
         ``policylint lint FOLDER`` would lint it: its own clusters)."""
+        if os.path.dirname(path) == UNTITLED:
+            return None
         inside = [r for r in self.roots if path == r or path.startswith(r.rstrip(os.sep) + os.sep)]
         return max(inside, key=len, default=None)
 
