@@ -110,6 +110,18 @@ class Result(Struct, dict=True):
         say what it was judged against (``linter.placed``): found only when asked."""
         return ((spec, group, ctx) for group, ctx in self.groups for spec in group.manifests)
 
+    def of_file(self, name: str | None) -> list[tuple[int, Finding]]:
+        """The findings of the file ``name``, each with its place in ``findings``: grouped
+        once for the list (an editor publishes each of a folder's files from one run; a
+        list assigned anew is grouped anew)."""
+        made = self.__dict__.get("_by_file")
+        if made is None or made[0] is not self.findings:
+            grouped: dict[str | None, list[tuple[int, Finding]]] = {}
+            for i, f in enumerate(self.findings):
+                grouped.setdefault(f.file, []).append((i, f))
+            made = self.__dict__["_by_file"] = (self.findings, grouped)
+        return made[1].get(name, [])
+
     def counts(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings if not f.suppressed)
         return {s: counts.get(s, 0) for s in SEVERITY_RANK} | {

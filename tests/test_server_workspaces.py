@@ -410,3 +410,16 @@ def test_an_untitled_document_is_placed_in_no_folder_and_named_back_by_its_uri(t
         assert Workspace([os.path.dirname(os.path.dirname(path))]).root_of(path) is None
     assert untitled("untitled:Untitled-1", "yaml").endswith("Untitled-1.yaml")
     assert uri_of(str(tmp_path / "a.yaml")) == (tmp_path / "a.yaml").as_uri()
+
+
+def test_a_results_findings_are_grouped_by_file_once_for_each_list_of_them():
+    """The editor publishes each file's findings of one run (``Result.of_file``): grouped
+    once, with each one's place in the run's list, and again once the list is assigned
+    anew (the editor leaves PL102 out)."""
+    from policylint.engine import Result
+    from policylint.model import Finding
+    a, b = (Finding("PL301", "n", "error", "m", file=name) for name in ("a.yaml", "b.yaml"))
+    result = Result([a, b, a], 2, {})
+    assert result.of_file("a.yaml") == [(0, a), (2, a)] and result.of_file("c.yaml") == []
+    result.findings = [b]
+    assert result.of_file("a.yaml") == [] and result.of_file("b.yaml") == [(0, b)]

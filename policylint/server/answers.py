@@ -66,8 +66,8 @@ def diagnostics(linted: Linted, types: Any, with_related: bool = True) -> list:
     rules = all_rules()
     lines = linted.text.splitlines()
     out = []
-    for i, f in enumerate(linted.result.findings):
-        if f.suppressed or f.file != linted.name:
+    for i, f in linted.result.of_file(linted.name):
+        if f.suppressed:
             continue
         line = (f.line or 1) - 1
         text = lines[line] if 0 <= line < len(lines) else ""
@@ -138,8 +138,8 @@ def code_actions(linted: Linted, params: Any, types: Any) -> list:
 
 
 def _fixable(linted: Linted) -> list:
-    return [f for f in linted.result.findings if f.fix is not None and not f.suppressed
-            and f.file == linted.name]
+    return [f for _, f in linted.result.of_file(linted.name)
+            if f.fix is not None and not f.suppressed]
 
 
 def fix_all(linted: Linted, uri: str, types: Any) -> Any:

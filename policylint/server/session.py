@@ -18,7 +18,7 @@ from . import help as config_help
 from ..sources import display_name
 from .answers import FIX_ALL, code_actions, diagnostics, fix_all, refusal, related, \
     settings
-from .workspace import Linted, Workspace, untitled
+from .workspace import Linted, Workspace, uncollecting, untitled
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 50
@@ -166,6 +166,7 @@ class Session:
         return {p: d.source for u, d in list(ls.workspace.text_documents.items())
                 if (p := to_fs_path(u))}
 
+    @uncollecting
     def publish(self, ls: LanguageServer, uri: str, edited: bool = False) -> None:
         """Lints the document and publishes its findings, and those of the folder's other
         files; ``edited``: after a change of its text, when it may be judged alone."""
@@ -213,6 +214,7 @@ class Session:
                                                        f"policylint: {said}"))
         return None
 
+    @uncollecting
     def finish(self, ls: LanguageServer, edits: int) -> None:
         """The folder's other files, judged whole on the model the edits since have kept
         current (never a result from before a change), once no edit has come for REST_MS:

@@ -16,6 +16,7 @@ when first asked, for a file outside every folder.
 from __future__ import annotations
 
 import difflib
+import functools
 import gc
 import os
 import tempfile
@@ -117,7 +118,7 @@ class Workspace:
         token = read_before.set(self.parsed)
         self._of_root = {}
         try:
-            with _uncollected():
+            with uncollected():
                 for root in self.roots:
                     try:
                         files = list(walk([root]))
@@ -203,7 +204,7 @@ class Workspace:
         path = os.path.abspath(path)
         paths = self._paths(path)
         if paths in self.loaded:
-            with _uncollected():
+            with uncollected():
                 self._alone(paths, display_name(path))
 
     def rest(self, texts: dict[str, str]) -> dict[tuple, dict[str, Linted]]:
@@ -214,7 +215,7 @@ class Workspace:
         found = {}
         for paths in sorted(self.unjudged & self.loaded.keys()):
             settings, inputs = self.loaded[paths]
-            with _uncollected():
+            with uncollected():
                 result = judge(inputs, settings)
             result.findings = [f for f in result.findings if f.rule != "PL102"]
             found[paths] = _by_file(result, texts, {f.file for f in result.findings if f.file})
@@ -242,7 +243,7 @@ class Workspace:
         edit cannot change it: ``_unchanged``)."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
-            with _uncollected():
+            with uncollected():
                 settings = resolve(paths, **self.options_of(paths[0]))
                 if inputs is None:
                     inputs = self._unchanged(tuple(paths), edited, settings) or \
@@ -264,7 +265,7 @@ class Workspace:
         if paths not in self.loaded or path not in texts:
             return None
         settings, inputs = self.loaded[paths]
-        with _uncollected():
+        with uncollected():
             made = replaced(inputs, self._parsed(path, name, texts, settings), self.spliced)
             if made is None:
                 return None
@@ -287,7 +288,7 @@ class Workspace:
         settings, inputs = self.loaded[paths]
         if settings.clusters or settings.joining or settings.base is not None:
             return None  # what ``load`` adds to a read: made again by a whole one
-        with _uncollected():
+        with uncollected():
             return redescribed(inputs, self._parsed(path, name, texts, settings),
                                settings.policy.clusters)
 
@@ -369,10 +370,10 @@ def _said(findings: list) -> list[tuple]:
 
 
 @contextmanager
-def _uncollected():
-    """The cyclic collector off while a lint builds its many small objects (no cycles worth
-    collecting; as the CLI runs): it would walk every parsed file the workspace keeps,
-    again and again."""
+def uncollected():
+    """The cyclic collector off while a lint builds its many small objects, or a publish
+    the diagnostics of many files (no cycles worth collecting; as the CLI runs): it would
+    walk every parsed file the workspace keeps, again and again."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -380,6 +381,16 @@ def _uncollected():
     finally:
         if was:
             gc.enable()
+
+
+def uncollecting(method: Any) -> Any:
+    """``method`` run ``uncollected`` (one that does not wait: the collector is the
+    process's)."""
+    @functools.wraps(method)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with uncollected():
+            return method(*args, **kwargs)
+    return run
 
 
 def _by_file(result, texts: dict[str, str], names: set[str]) -> dict[str, Linted]:
