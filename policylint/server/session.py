@@ -394,6 +394,7 @@ class Session:
         return types.RelatedFullDocumentDiagnosticReport(
             items=diagnostics(linted, types, related(ls)) if linted else [])
 
+    @uncollecting
     def pull_all(self, ls: LanguageServer, params: types.WorkspaceDiagnosticParams) -> Any:
         """Workspace pull diagnostics: every file policylint reads in every folder, open or
         not, with what ``policylint lint FOLDER`` gives it."""
