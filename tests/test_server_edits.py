@@ -686,3 +686,30 @@ def test_policy_edits_judge_the_kept_model_again_unless_what_is_read_changes(fol
         finally:
             unsaved.reset(held)
         assert _every_file(result.findings) == _every_file(whole.findings), text
+
+
+def test_the_kept_model_makes_no_cycles(folder, monkeypatch):
+    """The server freezes what it keeps (``gc.freeze``: no collection walks it), which is
+    right while dropping it frees it: edits judged alone, a cluster's edit, a whole read
+    again leave no cycle to collect."""
+    import gc
+    monkeypatch.chdir(folder)
+    space = Workspace([str(folder)])
+    path, kafka = str(folder / "topics/edited.yaml"), str(folder / "kafka.yaml")
+    gc.unfreeze()  # what other tests left, frozen by their servers' reads
+    gc.collect()
+    try:
+        space.lint(path, {})
+        for isr in (1, 4, 2):
+            space.lint(path, {path: topic(isr=isr)}, edited=True)
+        texts = {path: topic(), kafka: (folder / "kafka.yaml").read_text().replace(
+            "replicas: 6", "replicas: 2")}
+        space.lint(kafka, texts, edited=True, first=set(texts))
+        space.rest(texts)
+        space.stale()
+        space.lint(path, texts)
+        del space
+        gc.unfreeze()
+        assert gc.collect() == 0
+    finally:
+        gc.unfreeze()
