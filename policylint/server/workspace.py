@@ -173,14 +173,13 @@ class Workspace:
         alone = self._again(paths, path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
-        kept = self._redescribed(paths, path, name, texts) if edited else None
-        unread = path if edited and kept is None else None
+        edit = path if edited else None
         if root is None:  # outside every folder: no other file's findings are this run's
-            result, others = self._run(list(paths), texts, {name}, kept, unread), None
+            result, others = self._run(list(paths), texts, {name}, edit), None
         else:
             judged = None if first is None else \
                 {name} | {display_name(p) for p in self.fellows(path, first)}
-            result = self._run(list(paths), texts, judged, kept, unread)
+            result = self._run(list(paths), texts, judged, edit)
             if judged is not None:
                 self.unjudged.add(paths)
             others = _by_file(result, texts, {f.file for f in result.findings
@@ -234,20 +233,18 @@ class Workspace:
         return found
 
     def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None,
-             inputs=None, edited: str | None = None):
+             edited: str | None = None):
         """``lint(paths)`` with the editor's settings, its unsaved texts in place of the
         files on disk, and the files read before and unchanged not parsed again; the model
         kept for the edits that follow. ``judged``: as ``linter.judge`` takes it;
-        ``inputs``: the model, when made from the kept one (``_redescribed``); ``edited``:
-        the file whose edit this run answers (the kept model is judged again when that
-        edit cannot change it: ``_unchanged``)."""
+        ``edited``: the file whose edit this run answers, when the kept model may be made
+        current for it without a read of the folder (``_kept``)."""
         held, cached = unsaved.set(texts), read_before.set(self.parsed)
         try:
             with uncollected():
                 settings = resolve(paths, **self.options_of(paths[0]))
-                if inputs is None:
-                    inputs = self._unchanged(tuple(paths), edited, settings) or \
-                        load(paths, settings)
+                inputs = self._kept(tuple(paths), edited, texts, settings) or \
+                    load(paths, settings)
                 result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
                                else weighed(inputs, settings, judged))
         finally:
@@ -282,32 +279,30 @@ class Workspace:
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
-    def _redescribed(self, paths: tuple, path: str, name: str, texts: dict[str, str]):
-        """The folder's kept model with the file ``path``, which describes clusters alone,
-        read again from ``texts`` (``loader.redescribed``); None when it cannot be."""
-        from ..sources.loader import redescribed
-        if paths not in self.loaded or path not in texts:
-            return None
-        settings, inputs = self.loaded[paths]
-        if settings.clusters or settings.joining or settings.base is not None:
-            return None  # what ``load`` adds to a read: made again by a whole one
-        with uncollected():
-            return redescribed(inputs, self._parsed(path, name, texts, settings),
-                               settings.policy.clusters)
-
-    def _unchanged(self, paths: tuple, path: str | None, settings):
-        """The kept model of ``paths`` when the edit of the file at ``path`` cannot have
-        changed it: a file no read of a folder takes (hidden, as ``.policylint.yaml``, or
-        none of YAML or JSON, as pyproject.toml), whose edit leaves what the read takes
-        alike (``Settings.reads_as``). A policy's edit judges the kept model again."""
+    def _kept(self, paths: tuple, path: str | None, texts: dict[str, str], settings):
+        """The kept model of ``paths`` made current for an edit of the file at ``path``
+        (``settings``: the edit's) without a read of the folder: as it is, when no read of
+        the folder takes that file (hidden, as ``.policylint.yaml``, or neither YAML nor
+        JSON, as pyproject.toml: a policy's edit judges the kept model again); with that
+        file read again, when it describes clusters alone (``loader.redescribed``). None
+        when it cannot be: nothing kept, or settings that read otherwise
+        (``Settings.reads_as``)."""
         from ..sources import EXTENSIONS
-        root = None if path is None else self.root_of(path)
-        if root is None or paths not in self.loaded or path in paths:
-            return None  # (a file named in ``paths`` is read, whatever its name)
-        walked = path.endswith(EXTENSIONS) and not any(
-            part.startswith(".") for part in os.path.relpath(path, root).split(os.sep))
+        from ..sources.loader import redescribed
+        if path is None or paths not in self.loaded:
+            return None
         kept, inputs = self.loaded[paths]
-        return None if walked or not kept.reads_as(settings) else inputs
+        if not kept.reads_as(settings):
+            return None
+        root = self.root_of(path)
+        walked = path in paths or root is None or path.endswith(EXTENSIONS) and not any(
+            part.startswith(".") for part in os.path.relpath(path, root).split(os.sep))
+        if not walked:  # (a file named in ``paths`` is read, whatever its name)
+            return inputs
+        if settings.clusters or settings.joining or path not in texts:
+            return None  # what a read of clusters adds to them: made again by a whole one
+        return redescribed(inputs, self._parsed(path, display_name(path), texts, settings),
+                           settings.policy.clusters)
 
     @staticmethod
     def _parsed(path: str, name: str, texts: dict[str, str], settings) -> Any:
