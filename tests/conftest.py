@@ -20,7 +20,7 @@ def pytest_configure(config):
     """The suite runs with a third-party rule pack installed: the example pack, built into a
     temporary directory on the path of this process and of every process it starts. Tests
     of the built-in pack select it (BUILT_IN); the pack's own tests run in the suite too."""
-    work = Path(tempfile.mkdtemp(prefix="policylint-plugin-"))
+    work = config.plugin_work = Path(tempfile.mkdtemp(prefix="policylint-plugin-"))
     shutil.copytree(PLUGIN, work / "src", ignore=shutil.ignore_patterns("build", "*.egg-info"))
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                     "--no-build-isolation", "--target", str(work / "site"), str(work / "src")],
@@ -36,6 +36,13 @@ def pytest_configure(config):
     registry.reporter_formats.cache_clear()
     from policylint.sources import formats
     formats.reset()
+
+
+def pytest_unconfigure(config):
+    """The pack's temporary directory goes with the run."""
+    work = getattr(config, "plugin_work", None)
+    if work is not None:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def load_cases():
