@@ -19,7 +19,6 @@ import difflib
 import functools
 import gc
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,8 +32,9 @@ from ..sources import display_name, read_before, unsaved
 #: the roles of documents that describe a cluster rather than declare topics
 _CLUSTER_ROLES = {"cluster", "snapshot", "nodepool", "configmap"}
 #: where a document with no file (an editor's untitled one) is placed: in no workspace
-#: folder, where no file is (its text is the editor's alone)
-UNTITLED = os.path.join(tempfile.gettempdir(), "policylint-untitled")
+#: folder (``root_of``), where no file is (its text is the editor's alone), named as its
+#: findings show it (``untitled:/Untitled-1.yaml``), under the working directory's policy
+UNTITLED = os.path.join(os.getcwd(), "untitled:")
 
 
 def untitled(uri: str, language: str) -> str:
