@@ -37,7 +37,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)|(-?\d{4300,})|[\[{]|[\]
 _LONE_SURROGATE = re.compile(
     r"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})")
-_ENCODE = msgspec.json.Encoder().encode
+_ENCODER = msgspec.json.Encoder()
 _DECODE_ERRORS = (msgspec.MsgspecError, RecursionError, TypeError)
 
 
@@ -110,7 +110,9 @@ def _no_duplicates(text: str, value: Any) -> bool:
     strings: fewer colons mean a key was given twice. (An escaped colon, ``\\u003a``, is
     written back plain; such a text is checked the exact way.)
     """
-    return text.count(":") == _ENCODE(value).count(b":") and \
+    encoded = bytearray()  # (written in place: no copy of it made into bytes)
+    _ENCODER.encode_into(value, encoded)
+    return text.count(":") == encoded.count(b":") and \
         ("\\" not in text or not _ESCAPED_COLON.search(text))  # a backslash at memchr's speed
 
 

@@ -22,6 +22,8 @@ ORDER = 5
 DESCRIBE = "kafka-topics.sh --describe"
 _HEADER = re.compile(r"^[ \t>]*Topic:[ \t]*\S+[ \t]+(?:TopicId:[ \t]*\S*[ \t]+)?"
                      r"PartitionCount:", re.M)
+#: the start of a text that JSON's ``{`` or ``[`` opens
+_JSON = re.compile(r"\s*[{\[]")
 #: one "Key: value" field of a line; the value is what precedes the next key or the end
 _FIELD = re.compile(r"(Topic|TopicId|PartitionCount|ReplicationFactor|Configs|Partition|"
                     r"Leader|Replicas|Isr|Adding Replicas|Removing Replicas|Offline|Elr|"
@@ -34,7 +36,11 @@ _KEYS = {"replicas": "Replicas", "isr": "Isr", "adding": "Adding Replicas",
 
 
 def is_describe(text: str) -> bool:
-    return "PartitionCount:" in text and _HEADER.search(text) is not None
+    """Whether a file's text is kafka-topics.sh's printed description. A text that starts as
+    JSON does (``{``, ``[``) is not: searched, a large plan's would take a tenth of a
+    second."""
+    return _JSON.match(text) is None and "PartitionCount:" in text and \
+        _HEADER.search(text) is not None
 
 
 def detect(data: dict) -> str | None:
