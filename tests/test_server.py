@@ -307,6 +307,43 @@ async def test_typing_in_a_cluster_file_answers_the_open_documents_then_every_fi
 
 
 @pytest.mark.asyncio
+async def test_a_cluster_edit_publishes_the_closed_files_whose_findings_change(client,
+                                                                             workspace):
+    """After a cluster file's edit every file is judged again, and a closed file is
+    published again only when its findings changed: an editor's list of problems is not
+    redrawn for every file of the workspace."""
+    files = {"topics/same.yaml": TOPIC.replace("orders", "same").replace("replicas: 3",
+                                                                          "replicas: 5"),
+             "topics/wide.yaml": TOPIC.replace("orders", "wide").replace("replicas: 3",
+                                                                          "replicas: 7")}
+    for name, text in files.items():
+        (workspace / name).write_text(text)
+    same, wide = ((workspace / name).as_uri() for name in files)
+    kafka = workspace / "kafka.yaml"
+    text = kafka.read_text()
+    try:
+        first = _diagnostics(client, wide)
+        kafka_uri = _open(client, kafka, text)
+        assert "PL203" in {d.code for d in await first}  # 7 replicas > 6 brokers
+        await asyncio.sleep(0.3)  # the rest of that judgement's publications
+        published = client.published.get(same, 0)
+        assert published and client.diagnostics[same]  # PL601: retention.msx
+        changed = _diagnostics(client, wide)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=kafka_uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(
+                text=text.replace("replicas: 6", "replicas: 7"))]))
+        assert "PL203" not in {d.code for d in await changed}
+        await asyncio.sleep(0.3)
+        assert client.published[same] == published  # as it was: not published again
+    finally:
+        for name in files:
+            (workspace / name).unlink()
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=kafka.as_uri())))
+
+
+@pytest.mark.asyncio
 async def test_typing_in_the_policy_judges_the_open_documents_by_it(client, workspace):
     """The policy being typed judges as a cluster file being typed does: by its unsaved
     text. A policy that cannot be used is said on the policy file, where it is wrong (not

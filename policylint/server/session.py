@@ -90,6 +90,7 @@ class Session:
         self.edits = 0  # the changes of text so far
         self.changed: set[str] = set()  # open documents changed since opened or saved
         self.untitled: dict[str, str] = {}  # uri -> the path an untitled document is linted as
+        self.shown: dict[str, list] = {}  # uri -> what a closed file was last published with
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -244,11 +245,19 @@ class Session:
     def show(self, ls: LanguageServer, uri: str, linted: Linted | None) -> None:
         """Publishes a file's findings (none: cleared). An open document's carry the version
         of the text they judged (its unsaved text, this lint's): an editor drops them once
-        it has a newer."""
+        it has a newer. A closed file's are published when they differ from what it was
+        last shown (a cluster's edit judges every file again; few change)."""
         open_ = self.opened(ls, uri)
+        found = diagnostics(linted, types, related(ls)) if linted else []
+        if open_ is None:
+            shown = [(d.range, d.message, d.severity, d.code, d.related_information)
+                     for d in found]  # (not ``data``: a finding's place in its run)
+            if self.shown.get(uri) == shown:
+                return
+            self.shown[uri] = shown
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=open_.version if open_ is not None else None,
-            diagnostics=diagnostics(linted, types, related(ls)) if linted else []))
+            diagnostics=found))
 
     async def later(self, ls: LanguageServer, uri: str, version: int | None) -> None:
         await asyncio.sleep(self.debounce)
@@ -281,6 +290,7 @@ class Session:
     def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         self.linted.pop(uri, None)
+        self.shown.pop(uri, None)  # cleared below: its findings are published again
         path = to_fs_path(uri) or self.untitled.pop(uri, None)
         if path is not None:  # its unsaved text is gone: the file on disk is read again
             self.workspace().forget(path)
