@@ -106,21 +106,9 @@ def _edited_as_a_lint_finds(folder: Path, edited: str, edits: list) -> int:
         linted, others = space.lint(path, {path: text}, edited=True)
         assert (others is None) == judged_alone, text
         alone += others is None
-        # a file none of policylint's kinds has no result of its own; the folder's is the
-        # others'
-        result = linted.result or next((o.result for o in (others or {}).values()), None)
-        found = _every_file(result.findings if result is not None else [])
-        if others is None:  # the edited file's findings; the others' as published
-            shown = {**{f: rows for f, rows in shown.items() if f != edited},
-                     **({edited: found[edited]} if edited in found else {})}
-        else:
-            shown = found
-        held = unsaved.set({os.path.abspath(path): text})
-        try:
-            whole = lint([str(folder)])
-        finally:
-            unsaved.reset(held)
-        assert shown == _every_file(whole.findings), text
+        shown = _shown_after(shown, edited, linted, others)
+        assert shown == _every_file(_whole(folder, {os.path.abspath(path): text}).findings), \
+            text
     (folder / edited).write_text(edits[-1][0])  # saved: the edits of another file follow
     return alone
 
@@ -157,11 +145,7 @@ def test_edits_of_two_files_in_turn_find_what_a_whole_lint_finds(folder, monkeyp
         texts[path] = text
         linted, others = space.lint(path, texts, edited=True)
         assert others is None, edited  # judged alone
-        held = unsaved.set(dict(texts))
-        try:
-            whole = lint([str(folder)])
-        finally:
-            unsaved.reset(held)
+        whole = _whole(folder, texts)
         assert _shown(linted.result.findings, edited) == _shown(whole.findings, edited)
 
 
@@ -225,11 +209,7 @@ def test_a_cluster_edit_checks_only_the_cluster_file_again(folder, monkeypatch):
         linted, others = space.lint(kafka, texts, edited=True)
         assert set(validated[checked[0]:]) == set(detected[checked[1]:]) == {"kafka.yaml"}
         assert others is not None  # not judged alone: every topic judged again
-        held = unsaved.set({os.path.abspath(p): t for p, t in texts.items()})
-        try:
-            whole = lint([str(folder)])
-        finally:
-            unsaved.reset(held)
+        whole = _whole(folder, {os.path.abspath(p): t for p, t in texts.items()})
         for name in ("kafka.yaml", "topics/edited.yaml", "topics/a.yaml"):
             mine = linted.result.findings if name == "kafka.yaml" else \
                 (others[os.path.abspath(name)].result.findings
@@ -244,6 +224,43 @@ def _every_file(findings) -> dict[str, list[tuple]]:
         subjects = tuple(tuple(sorted(s.items())) for s in f.subjects or ())
         found.setdefault(f.file, []).append((f.rule, f.line, f.column, f.message, subjects))
     return {file: sorted(rows) for file, rows in found.items()}
+
+
+def _whole(folder: Path, texts: dict[str, str]):
+    """``policylint lint FOLDER`` with the editor's unsaved ``texts`` (path -> text)."""
+    held = unsaved.set(texts)
+    try:
+        return lint([str(folder)])
+    finally:
+        unsaved.reset(held)
+
+
+def _published(linted, others) -> dict[str, list[tuple]]:
+    """Every file's findings of the run a ``Workspace.lint`` answered with (a file none of
+    policylint's kinds has no result of its own; the folder's is the others')."""
+    result = linted.result or next((o.result for o in (others or {}).values()), None)
+    return _every_file(result.findings if result is not None else [])
+
+
+def _shown_after(shown: dict, edited: str, linted, others) -> dict:
+    """Every file's findings as the editor shows them after an edit of ``edited``: all of
+    them again when the folder was judged again, else the edited file's new ones beside
+    the others' as published before."""
+    found = _published(linted, others)
+    if others is not None:
+        return found
+    return {**{f: rows for f, rows in shown.items() if f != edited},
+            **({edited: found[edited]} if edited in found else {})}
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list:
+    """Each read of a folder a ``Workspace`` makes (``linter.load``), as it is made."""
+    from policylint.server import workspace
+    made: list = []
+    real = workspace.load
+    monkeypatch.setattr(workspace, "load", lambda *a: made.append(a) or real(*a))
+    return made
 
 
 #: edits of topics/edited.yaml whose topics name a cluster the folder does not describe
@@ -385,12 +402,7 @@ def test_edits_beside_a_plan_find_what_a_whole_lint_finds(folder, monkeypatch):
         (topic(name="other", isr=4), True),
     ]
     assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 2
-    held = unsaved.set({})
-    try:
-        assert "PL201" in {f.rule for f in lint([str(folder)]).findings
-                           if f.file == "plan.json"}
-    finally:
-        unsaved.reset(held)
+    assert "PL201" in {f.rule for f in _whole(folder, {}).findings if f.file == "plan.json"}
 
 
 def test_edits_beside_a_file_with_findings_of_its_reading_find_what_a_whole_lint_finds(
@@ -478,25 +490,15 @@ def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, mon
         (tmp_path / name).write_text(text)
     space = Workspace([str(tmp_path)])
     path = str(tmp_path / "topics/f0.yaml")
-    linted, others = space.lint(path, {path: texts["topics/f0.yaml"]})
-    result = linted.result or next((o.result for o in (others or {}).values()), None)
-    shown = _every_file(result.findings if result is not None else [])
+    shown = _published(*space.lint(path, {path: texts["topics/f0.yaml"]}))
     for _ in range(12):
         edited = rng.choice(sorted(texts))
         texts[edited] = _random_text(rng)
         unsaved_ = {str(tmp_path / name): text for name, text in texts.items()}
         linted, others = space.lint(str(tmp_path / edited), unsaved_, edited=True)
-        result = linted.result or next((o.result for o in (others or {}).values()), None)
-        found = _every_file(result.findings if result is not None else [])
-        shown = found if others is not None else \
-            {**{f: rows for f, rows in shown.items() if f != edited},
-             **({edited: found[edited]} if edited in found else {})}
-        held = unsaved.set(unsaved_)
-        try:
-            whole = lint([str(tmp_path)])
-        finally:
-            unsaved.reset(held)
-        assert shown == _every_file(whole.findings), (edited, texts[edited])
+        shown = _shown_after(shown, edited, linted, others)
+        assert shown == _every_file(_whole(tmp_path, unsaved_).findings), \
+            (edited, texts[edited])
 
 
 def test_an_edit_that_takes_the_one_topic_meeting_an_inherited_setting_reads_the_folder_again(
@@ -528,12 +530,8 @@ def test_a_topic_whose_value_is_unknown_weighs_nothing_in_an_edit(folder, monkey
     (folder / "topics/a.yaml").write_text(inheriting("first", "three"))
     edits = [(inheriting("edited", 2), False), (inheriting("edited", 2, 12), True)]
     assert _edited_as_a_lint_finds(folder, "topics/edited.yaml", edits) == 1
-    held = unsaved.set({str(folder / "topics/edited.yaml"): edits[-1][0]})
-    try:
-        assert "kafka.yaml" in {f.file for f in lint([str(folder)]).findings
-                                if f.rule == "PL302"}
-    finally:
-        unsaved.reset(held)
+    whole = _whole(folder, {str(folder / "topics/edited.yaml"): edits[-1][0]})
+    assert "kafka.yaml" in {f.file for f in whole.findings if f.rule == "PL302"}
 
 
 KAFKA = """\
@@ -597,7 +595,7 @@ def _describing(text: str) -> bool:
 
 @pytest.mark.parametrize("seed", range(30))
 def test_random_edits_of_a_cluster_file_find_what_a_whole_lint_finds(tmp_path, monkeypatch,
-                                                                     seed):
+                                                                     reads, seed):
     """Edits of a file that describes clusters judge every topic again without reading the
     other files again (``loader.redescribed``), whatever they describe: clusters that come,
     go, are described twice or lose their node pools, beside another cluster file, topics
@@ -605,8 +603,6 @@ def test_random_edits_of_a_cluster_file_find_what_a_whole_lint_finds(tmp_path, m
     when the file held, or holds, more than descriptions of clusters."""
     import json
     import random
-
-    from policylint.server import workspace
     rng = random.Random(seed)
     monkeypatch.chdir(tmp_path)
     texts = {"kafka.yaml": _random_cluster_text(rng), "pools.yaml": _random_cluster_text(rng)}
@@ -619,32 +615,19 @@ def test_random_edits_of_a_cluster_file_find_what_a_whole_lint_finds(tmp_path, m
     for name, text in texts.items():
         (tmp_path / name).write_text(text)
     space = Workspace([str(tmp_path)])
-    linted, others = space.lint(str(tmp_path / "topics/f0.yaml"), {})
-    result = linted.result or next((o.result for o in (others or {}).values()), None)
-    shown = _every_file(result.findings if result is not None else [])
-    reads = []
-    real = workspace.load
-    monkeypatch.setattr(workspace, "load", lambda *a: reads.append(a) or real(*a))
+    shown = _published(*space.lint(str(tmp_path / "topics/f0.yaml"), {}))
     for _ in range(10):
         edited = rng.choice(["kafka.yaml", "kafka.yaml", "pools.yaml"])
         before, texts[edited] = texts[edited], _random_cluster_text(rng)
         unsaved_ = {str(tmp_path / name): text for name, text in texts.items()}
         reads.clear()
         linted, others = space.lint(str(tmp_path / edited), unsaved_, edited=True)
-        result = linted.result or next((o.result for o in (others or {}).values()), None)
-        found = _every_file(result.findings if result is not None else [])
-        if others is None:  # topics typed into a file that held none: judged alone
-            shown = {**{f: rows for f, rows in shown.items() if f != edited},
-                     **({edited: found[edited]} if edited in found else {})}
-        else:  # every topic judged again, the other files read again only when it must
+        if others is not None:  # every topic judged again (else topics typed into a file
+            # that held none: judged alone), the other files read again only when it must
             assert (not reads) == (_describing(before) and _describing(texts[edited]))
-            shown = found
-        held = unsaved.set(unsaved_)
-        try:
-            whole = lint([str(tmp_path)])
-        finally:
-            unsaved.reset(held)
-        assert shown == _every_file(whole.findings), (edited, texts[edited])
+        shown = _shown_after(shown, edited, linted, others)
+        assert shown == _every_file(_whole(tmp_path, unsaved_).findings), \
+            (edited, texts[edited])
 
 
 #: edits of the folder's policy, and whether the folder is read again for each: only when
@@ -661,31 +644,23 @@ POLICY_EDITS = [
 
 
 def test_policy_edits_judge_the_kept_model_again_unless_what_is_read_changes(folder,
-                                                                              monkeypatch):
+                                                                              monkeypatch,
+                                                                              reads):
     """Typing in the folder's policy judges every file again by the unsaved policy; the
     files are read again only when the policy changes what a read takes. Every file's
     findings are a whole lint's over the same texts."""
-    from policylint.server import workspace
     monkeypatch.chdir(folder)
     (folder / "topics/edited.yaml").write_text(topic(isr=4))  # PL301
     policy = str(folder / ".policylint.yaml")
     Path(policy).write_text("extends: default\n")
     space = Workspace([str(folder)])
     space.lint(str(folder / "topics/edited.yaml"), {})
-    reads = []
-    real = workspace.load
-    monkeypatch.setattr(workspace, "load", lambda *a: reads.append(a) or real(*a))
     for text, read in POLICY_EDITS:
         reads.clear()
         linted, others = space.lint(policy, {policy: text}, edited=True)
         assert bool(reads) == read, text
-        result = next(o.result for o in others.values())
-        held = unsaved.set({policy: text})
-        try:
-            whole = lint([str(folder)])
-        finally:
-            unsaved.reset(held)
-        assert _every_file(result.findings) == _every_file(whole.findings), text
+        assert _published(linted, others) == \
+            _every_file(_whole(folder, {policy: text}).findings), text
 
 
 def test_the_kept_model_makes_no_cycles(folder, monkeypatch):
