@@ -271,13 +271,11 @@ def redescribed(inputs: Inputs, parsed: Parsed, placement: dict[str, list[str]] 
     alone = load([parsed])
     if alone.files != [name] or alone.skipped:
         return None
-    order = {file: i for i, file in enumerate(inputs.files)}
 
     def swap(kept: list, new: list, file_of: Callable) -> list:
         """The others' items of ``kept``, with ``new`` where a whole read puts them."""
         others = [item for item in kept if file_of(item) != name]
-        at = next((i for i, item in enumerate(others)
-                   if order.get(file_of(item), -1) > order[name]), len(others))
+        at = _after(others, inputs.files, name, file_of)
         return others[:at] + new + others[at:]
 
     again = structs.replace(
@@ -367,12 +365,18 @@ def _insert(specs: list[TopicSpec], new: list[TopicSpec], files: list[str], name
     """``new`` (the file ``name``'s) into ``specs`` where a whole read puts them: in the
     order ``files`` are walked (``at``: that place, known). Where they went."""
     if at is None:
-        order = {file: i for i, file in enumerate(files)}
-        file, get = order[name], order.get
-        at = next((i for i, s in enumerate(specs)
-                   if s.doc is not None and get(s.doc.source.name, -1) > file), len(specs))
+        at = _after(specs, files, name, lambda s: s.doc.source.name if s.doc else None)
     specs[at:at] = new
     return at
+
+
+def _after(items: list, files: list[str], name: str, file_of: Callable) -> int:
+    """Where a whole read puts the file ``name``'s items among the other files' ``items``:
+    before the first of a file walked after it (``files``, in the order they are walked)."""
+    order = {file: i for i, file in enumerate(files)}
+    mine, get = order[name], order.get
+    return next((i for i, item in enumerate(items) if get(file_of(item), -1) > mine),
+                len(items))
 
 
 def _holders(inputs: Inputs) -> set[str]:
