@@ -238,7 +238,8 @@ def _whole(folder: Path, texts: dict[str, str]):
 def _published(linted, others) -> dict[str, list[tuple]]:
     """Every file's findings of the run a ``Workspace.lint`` answered with (a file none of
     policylint's kinds has no result of its own; the folder's is the others')."""
-    result = linted.result or next((o.result for o in (others or {}).values()), None)
+    result = linted.result or next((o.result for o in (others or {}).values()
+                                    if o.result is not None), None)
     return _every_file(result.findings if result is not None else [])
 
 
@@ -467,7 +468,7 @@ def _random_text(rng) -> str:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, monkeypatch,
-                                                                   seed):
+                                                                   reads, seed):
     """Edits of any of a folder's files, whatever they give, take or move, each judged alone
     where it can be: every file's findings (the edited file's now, the others' as last
     published) are a whole lint's, on a cluster a Kafka or a snapshot describes, with or
@@ -499,6 +500,11 @@ def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, mon
         shown = _shown_after(shown, edited, linted, others)
         assert shown == _every_file(_whole(tmp_path, unsaved_).findings), \
             (edited, texts[edited])
+    # a workspace pull: the model the edits kept, judged whole (no read of the folder)
+    read = len(reads)
+    every = space.lint_all(unsaved_)
+    assert _every_file(next(iter(every.values())).result.findings) == shown
+    assert len(reads) == read
 
 
 def test_an_edit_that_takes_the_one_topic_meeting_an_inherited_setting_reads_the_folder_again(

@@ -193,6 +193,11 @@ class Session:
         for other in sorted(self.workspace().fellows(path, texts)):  # the folder's open
             # ones, judged now: found or not
             self.show(ls, Path(other).as_uri(), others.get(other))
+        for known in self.linted.keys() - {uri}:  # and what their requests (a pull, a code
+            # action) answer from: this run's judgement of their text as it is
+            fellow = others.get(os.path.abspath(to_fs_path(known) or ""))
+            if fellow is not None:
+                self.linted[known] = (self.opened(ls, known).version, fellow)
         if not self.finishing:
             self.finishing = True
             asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls,
@@ -262,7 +267,9 @@ class Session:
     async def later(self, ls: LanguageServer, uri: str, version: int | None) -> None:
         await asyncio.sleep(self.debounce)
         document = ls.workspace.get_text_document(uri)
-        if document.version == version:  # the last edit of a burst
+        known = self.linted.get(uri)
+        if document.version == version and (known is None or known[0] != version):  # the
+            # last edit of a burst, not judged yet by a request that needed it (``current``)
             self.publish(ls, uri, edited=True)
 
     def did_open(self, ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -322,8 +329,9 @@ class Session:
         if document is None:
             return None
         known = self.linted.get(uri)
-        if known is None or known[0] != document.version:
-            self.publish(ls, uri)
+        if known is None or known[0] != document.version:  # edited since (a request that
+            # comes before the debounce ends): judged as the debounce would judge it
+            self.publish(ls, uri, edited=known is not None)
             known = self.linted.get(uri)
         return known[1] if known else None
 
@@ -408,6 +416,8 @@ class Session:
     def pull_all(self, ls: LanguageServer, params: types.WorkspaceDiagnosticParams) -> Any:
         """Workspace pull diagnostics: every file policylint reads in every folder, open or
         not, with what ``policylint lint FOLDER`` gives it."""
+        for uri in list(self.linted):  # each edit judged first, as its debounce would
+            self.current(ls, uri)
         items = []
         for path, linted in sorted(self.workspace().lint_all(self.open_texts(ls)).items()):
             uri = Path(path).as_uri()

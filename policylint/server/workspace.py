@@ -184,9 +184,10 @@ class Workspace:
                 self.unjudged.add(paths)
             others = _by_file(result, texts, {f.file for f in result.findings
                                               if f.file and f.file != name})
-        known = name in result.read or any(f.rule == "PL100" and f.file == name
-                                           for f in result.findings)
-        return Linted(name, texts.get(path, ""), result if known else None), others
+            # the folder's open files, judged by this run: what they are now, found or not
+            others.update((p, _linted(display_name(p), texts[p], result))
+                          for p in self.fellows(path, texts) if p not in others)
+        return _linted(name, texts.get(path, ""), result), others
 
     def _paths(self, path: str) -> tuple[str, ...]:
         """What ``lint`` reads for the file at ``path`` (absolute): its folder; outside
@@ -213,24 +214,33 @@ class Workspace:
         texts = {os.path.abspath(p): t for p, t in texts.items()}
         found = {}
         for paths in sorted(self.unjudged & self.loaded.keys()):
-            settings, inputs = self.loaded[paths]
-            with uncollected():
-                result = judge(inputs, settings)
-            result.findings = [f for f in result.findings if f.rule != "PL102"]
+            result = self._whole(paths)
             found[paths] = _by_file(result, texts, {f.file for f in result.findings if f.file})
         self.unjudged = set()
         return found
 
     def lint_all(self, texts: dict[str, str]) -> dict[str, Linted]:
         """Every file policylint reads in the workspace, each folder linted whole as
-        ``policylint lint FOLDER`` lints it (workspace diagnostics): path -> its findings."""
+        ``policylint lint FOLDER`` lints it (workspace diagnostics): path -> its findings.
+        A folder whose model is kept is judged on it: the caller has brought it up to the
+        editor's ``texts`` (each edit judged, ``lint``), and the edits that follow keep it."""
         texts = {os.path.abspath(p): t for p, t in texts.items()}
         found: dict[str, Linted] = {}
         for root in self.roots:
-            result = self._run([root], texts)
+            paths = (root,)
+            result = self._whole(paths) if paths in self.loaded else \
+                self._run(list(paths), texts)
             found.update(_by_file(result, texts, set(result.read) |
                                   {f.file for f in result.findings if f.file}))
         return found
+
+    def _whole(self, paths: tuple):
+        """Every file of the kept model of ``paths`` judged."""
+        settings, inputs = self.loaded[paths]
+        with uncollected():
+            result = judge(inputs, settings)
+        result.findings = [f for f in result.findings if f.rule != "PL102"]
+        return result
 
     def _run(self, paths: list[str], texts: dict[str, str], judged: set[str] | None = None,
              edited: str | None = None):
@@ -247,6 +257,9 @@ class Workspace:
                     load(paths, settings)
                 result = judge(inputs, settings, judged=judged, elsewhere=None if judged is None
                                else weighed(inputs, settings, judged))
+        except Exception:  # (a broken policy) what is kept is no longer what the files say
+            self.loaded.pop(tuple(paths), None)
+            raise
         finally:
             unsaved.reset(held)
             read_before.reset(cached)
@@ -389,6 +402,14 @@ def uncollecting(method: Any) -> Any:
         with uncollected():
             return method(*args, **kwargs)
     return run
+
+
+def _linted(name: str, text: str, result) -> Linted:
+    """The file ``name`` as ``result`` judged it: without a result when the run did not
+    read it as one of policylint's kinds (nor refused it)."""
+    known = name in result.read or any(f.rule == "PL100" and f.file == name
+                                       for f in result.findings)
+    return Linted(name, text, result if known else None)
 
 
 def _by_file(result, texts: dict[str, str], names: set[str]) -> dict[str, Linted]:
