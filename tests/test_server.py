@@ -335,32 +335,6 @@ async def test_requests_on_an_open_file_answer_what_a_cluster_edit_made_of_it(cl
 
 
 @pytest.mark.asyncio
-async def test_a_pull_before_the_debounce_ends_judges_the_edit_once(client, workspace):
-    """Requests that come while an edit waits for typing to stop (a workspace pull, a
-    document pull) answer its text, and the edit is judged once: the debounce that ends
-    after them publishes nothing more."""
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"policylint": {"debounceMs": 400}}))
-    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
-    assert "PL301" in {d.code for d in await _diagnostics(client, uri)}
-    published = client.published[uri]
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(
-            text=TOPIC.replace("min.insync.replicas: 4", "min.insync.replicas: 2"))]))
-    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
-        previous_result_ids=[]))
-    [item] = [i for i in report.items if i.uri == uri]
-    assert item.version == 2 and "PL301" not in {d.code for d in item.items}
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
-    assert "PL601" in {d.code for d in report.items} and \
-        "PL301" not in {d.code for d in report.items}
-    await asyncio.sleep(0.8)  # the debounce has ended
-    assert client.published[uri] == published + 1 and client.versions[uri] == 2
-
-
-@pytest.mark.asyncio
 async def test_a_cluster_edit_publishes_the_closed_files_whose_findings_change(client,
                                                                              workspace):
     """After a cluster file's edit every file is judged again, and a closed file is

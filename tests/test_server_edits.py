@@ -502,7 +502,7 @@ def test_random_edits_of_random_files_find_what_a_whole_lint_finds(tmp_path, mon
             (edited, texts[edited])
     # a workspace pull: the model the edits kept, judged whole (no read of the folder)
     read = len(reads)
-    every = space.lint_all(unsaved_)
+    every = space.lint_all(unsaved_, kept=True)
     assert _every_file(next(iter(every.values())).result.findings) == shown
     assert len(reads) == read
 

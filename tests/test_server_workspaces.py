@@ -377,6 +377,51 @@ async def test_a_policy_in_pyproject_changed_on_disk_judges_again(watching, work
         pyproject.unlink()
 
 
+@pytest.mark.asyncio
+async def test_a_pull_before_the_debounce_ends_judges_the_edit_once(watching, workspace):
+    """Requests that come while an edit waits for typing to stop (a workspace pull, a
+    document pull) answer its text, and the edit is judged once: the debounce that ends
+    after them publishes nothing more. The client watches the files: the workspace pull
+    judges the model the edits keep."""
+    watching.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"policylint": {"debounceMs": 400}}))
+    text = TOPIC.replace("orders", "ok")  # topics/ok.yaml, unsaved: RF 1 breaks PL209
+    uri = _open(watching, workspace / "topics/ok.yaml", text)
+    assert "PL209" in {d.code for d in await _diagnostics(watching, uri)}
+    published = watching.published[uri]
+    watching.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text=text.replace("replicas: 1", "replicas: 3"))]))
+    report = await watching.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    [item] = [i for i in report.items if i.uri == uri]
+    assert item.version == 2 and "PL209" not in {d.code for d in item.items}
+    report = await watching.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert "PL209" not in {d.code for d in report.items}
+    await asyncio.sleep(0.8)  # the debounce has ended
+    assert watching.published[uri] == published + 1 and watching.versions[uri] == 2
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_pull_reads_what_changed_on_disk_unannounced(client, workspace):
+    """A client that does not watch files: each workspace pull reads the folders again, so
+    a file changed on disk that no notification announced (a git checkout) is judged as it
+    is now."""
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC)
+    await _diagnostics(client, uri)
+    ok = workspace / "topics/ok.yaml"
+    for text, expected in ((ok.read_text(), False),
+                           (TOPIC.replace("orders", "ok") + "  config:\n    retention.ms: 1\n",
+                            True)):
+        ok.write_text(text)
+        report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+            previous_result_ids=[]))
+        [item] = [i for i in report.items if i.uri == ok.as_uri()]
+        assert ("PL209" in {d.code for d in item.items}) == expected
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "policylint", "server"]))
 async def relative(lsp_client: LanguageClient, workspace: Path):

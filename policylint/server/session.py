@@ -91,6 +91,7 @@ class Session:
         self.changed: set[str] = set()  # open documents changed since opened or saved
         self.untitled: dict[str, str] = {}  # uri -> the path an untitled document is linted as
         self.shown: dict[str, list] = {}  # uri -> what a closed file was last published with
+        self.watching = False  # the editor reports the files changed on disk
 
     def workspace(self) -> Workspace:
         if self._workspace is None:  # a client that sent no folders: the working one
@@ -142,8 +143,9 @@ class Session:
         self._workspace = Workspace([f for f in folders if f], self.options)
         watch = ls.client_capabilities.workspace
         watch = watch.did_change_watched_files if watch is not None else None
-        if watch is not None and watch.dynamic_registration:  # files edited elsewhere: the
-            # inputs, a policy in pyproject.toml, what git ignores
+        self.watching = bool(watch is not None and watch.dynamic_registration)
+        if self.watching:  # files edited elsewhere: the inputs, a policy in pyproject.toml,
+            # what git ignores
             ls.client_register_capability(types.RegistrationParams(registrations=[
                 types.Registration(
                     id="policylint-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -195,9 +197,10 @@ class Session:
             self.show(ls, Path(other).as_uri(), others.get(other))
         for known in self.linted.keys() - {uri}:  # and what their requests (a pull, a code
             # action) answer from: this run's judgement of their text as it is
-            fellow = others.get(os.path.abspath(to_fs_path(known) or ""))
-            if fellow is not None:
-                self.linted[known] = (self.opened(ls, known).version, fellow)
+            fellow, document = others.get(os.path.abspath(to_fs_path(known) or "")), \
+                self.opened(ls, known)
+            if fellow is not None and document is not None:
+                self.linted[known] = (document.version, fellow)
         if not self.finishing:
             self.finishing = True
             asyncio.get_running_loop().call_later(REST_MS / 1000, self.finish, ls,
@@ -419,7 +422,8 @@ class Session:
         for uri in list(self.linted):  # each edit judged first, as its debounce would
             self.current(ls, uri)
         items = []
-        for path, linted in sorted(self.workspace().lint_all(self.open_texts(ls)).items()):
+        found = self.workspace().lint_all(self.open_texts(ls), kept=self.watching)
+        for path, linted in sorted(found.items()):
             uri = Path(path).as_uri()
             document = ls.workspace.text_documents.get(uri)
             items.append(types.WorkspaceFullDocumentDiagnosticReport(

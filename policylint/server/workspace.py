@@ -219,16 +219,16 @@ class Workspace:
         self.unjudged = set()
         return found
 
-    def lint_all(self, texts: dict[str, str]) -> dict[str, Linted]:
+    def lint_all(self, texts: dict[str, str], kept: bool = False) -> dict[str, Linted]:
         """Every file policylint reads in the workspace, each folder linted whole as
         ``policylint lint FOLDER`` lints it (workspace diagnostics): path -> its findings.
-        A folder whose model is kept is judged on it: the caller has brought it up to the
-        editor's ``texts`` (each edit judged, ``lint``), and the edits that follow keep it."""
+        ``kept``: a folder whose model is kept is judged on it, not read again: the editor
+        reports what changes on disk, and the caller has judged each edit (``lint``)."""
         texts = {os.path.abspath(p): t for p, t in texts.items()}
         found: dict[str, Linted] = {}
         for root in self.roots:
             paths = (root,)
-            result = self._whole(paths) if paths in self.loaded else \
+            result = self._whole(paths) if kept and paths in self.loaded else \
                 self._run(list(paths), texts)
             found.update(_by_file(result, texts, set(result.read) |
                                   {f.file for f in result.findings if f.file}))
