@@ -256,18 +256,19 @@ async def test_requests_on_a_document_never_opened_answer_null(client, workspace
 @pytest.mark.asyncio
 async def test_an_open_documents_diagnostics_carry_its_version_whoever_published_them(
         client, workspace):
-    """Two open files of one folder: the lint of the one opened last publishes the other's
-    findings too, with the version of the other's text it judged, so that an editor keeps
-    the newest."""
+    """Two open files of one folder: the lint of the one opened last, whose unsaved text
+    declares the other's topic too, publishes the other's findings too (PL117: the topic is
+    defined again there, the later file), with the version of the other's text it judged,
+    so that an editor keeps the newest."""
     text = TOPIC.replace("orders", "dup")
     for name in ("dup-a", "dup-b"):
-        (workspace / f"topics/{name}.yaml").write_text(text)
+        (workspace / f"topics/{name}.yaml").write_text(text.replace("dup", name))
     try:
-        first = _open(client, workspace / "topics/dup-a.yaml", text, 5)
-        await _diagnostics(client, first)
+        first = _open(client, workspace / "topics/dup-b.yaml", text, 5)
+        assert "PL117" not in {d.code for d in await _diagnostics(client, first)}
         waiting = _diagnostics(client, first)
-        _open(client, workspace / "topics/dup-b.yaml", text)
-        assert "PL301" in {d.code for d in await waiting}  # published by the second's lint
+        _open(client, workspace / "topics/dup-a.yaml", text)
+        assert "PL117" in {d.code for d in await waiting}  # published by the second's lint
         assert client.versions[first] == 5
     finally:
         for name in ("dup-a", "dup-b"):

@@ -122,7 +122,7 @@ def test_a_file_opened_is_ready_for_its_first_edit(folder, monkeypatch):
     path = str(folder / "topics/edited.yaml")
     space = Workspace([str(folder)])
     space.lint(path, {path: topic()})
-    space.prepare(path)
+    space.prepare(path, {path: topic()})
     weighed = []
     monkeypatch.setattr(workspace, "weighed", lambda *a: weighed.append(a))
     linted, others = space.lint(path, {path: topic(isr=4)}, edited=True)

@@ -405,6 +405,67 @@ async def test_a_pull_before_the_debounce_ends_judges_the_edit_once(watching, wo
 
 
 @pytest.mark.asyncio
+async def test_a_new_file_not_saved_yet_is_linted_with_its_folder(client, workspace):
+    """A file the editor has and the disk has not yet (topics/orders.yaml here: a walk does
+    not find it) is linted with its folder's files: opening and editing the cluster file
+    judge it too, not publish it cleared."""
+    uri = _open(client, workspace / "topics/orders.yaml", TOPIC.replace(
+        "replicas: 1", "replicas: 5") + "  config:\n    retention.msx: 1\n")
+    ours = {"PL203", "PL601"}  # (the example rule pack's are left aside)
+    assert ours & {d.code for d in await _diagnostics(client, uri)} == {"PL601"}
+    kafka = workspace / "kafka.yaml"
+    kafka_uri = _open(client, kafka, kafka.read_text())
+    await _diagnostics(client, kafka_uri)
+    for version, brokers, expected in ((2, "4", {"PL203", "PL601"}), (3, "6", {"PL601"})):
+        judged = _diagnostics(client, uri)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=kafka_uri,
+                                                                version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(
+                text=kafka.read_text().replace("replicas: 6", f"replicas: {brokers}"))]))
+        assert ours & {d.code for d in await judged} == expected
+
+
+@pytest.mark.asyncio
+async def test_a_save_keeps_what_the_edits_judged_and_a_change_on_disk_is_read(
+        watching, workspace, tmp_path_factory):
+    """A cluster file typed in, then saved (as VS Code saves: the file written, didSave,
+    then its watcher's change): the open manifest keeps what the edit judged, and a file
+    outside every folder, which reads the workspace's clusters, is judged by the saved
+    one. A file not open changed on disk (a checkout) is read again and published."""
+    uri = _open(watching, workspace / "topics/orders.yaml",
+                TOPIC.replace("replicas: 1", "replicas: 5"))
+    await _diagnostics(watching, uri)
+    outside = _open(watching, tmp_path_factory.mktemp("outside") / "t.yaml",
+                    TOPIC.replace("orders", "o").replace("replicas: 1", "replicas: 5"))
+    assert "PL203" not in {d.code for d in await _diagnostics(watching, outside)}
+    kafka = workspace / "kafka.yaml"
+    text = kafka.read_text().replace("replicas: 6", "replicas: 4")
+    judged = _diagnostics(watching, uri)
+    kafka_uri = _open(watching, kafka, kafka.read_text())
+    await judged
+    judged = _diagnostics(watching, uri)
+    watching.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=kafka_uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    assert "PL203" in {d.code for d in await judged}  # 5 replicas > 4 brokers
+    kafka.write_text(text)
+    judged = _diagnostics(watching, outside)
+    watching.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=kafka_uri)))
+    watching.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=kafka_uri, type=types.FileChangeType.Changed)]))
+    assert "PL203" in {d.code for d in await judged}
+    assert "PL203" in {d.code for d in watching.diagnostics[uri]}
+    ok = workspace / "topics/ok.yaml"
+    judged = _diagnostics(watching, ok.as_uri())
+    ok.write_text(TOPIC.replace("orders", "ok"))  # RF 1: below the minimum
+    watching.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=ok.as_uri(), type=types.FileChangeType.Changed)]))
+    assert "PL209" in {d.code for d in await judged}
+
+
+@pytest.mark.asyncio
 async def test_a_workspace_pull_reads_what_changed_on_disk_unannounced(client, workspace):
     """A client that does not watch files: each workspace pull reads the folders again, so
     a file changed on disk that no notification announced (a git checkout) is judged as it

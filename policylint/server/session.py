@@ -277,10 +277,13 @@ class Session:
 
     def did_open(self, ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        self.publish(ls, uri)
+        # judged alone among the kept model where one is, as after an edit: the model holds
+        # the file as the disk has it, which the editor's text most often is
+        self.publish(ls, uri, edited=True)
         path = self.path_of(ls, uri)
         if path is not None:  # opened to be edited: its first edit as fast as the next
-            asyncio.get_running_loop().call_soon(self.workspace().prepare, path)
+            asyncio.get_running_loop().call_soon(
+                lambda: self.workspace().prepare(path, self.open_texts(ls)))
 
     async def did_change(self, ls: LanguageServer,
                          params: types.DidChangeTextDocumentParams) -> None:
@@ -290,20 +293,40 @@ class Session:
 
     def did_save(self, ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         self.changed.discard(params.text_document.uri)
-        path = to_fs_path(params.text_document.uri)
-        if path is not None and os.path.abspath(path) in self.workspace().clusters:
-            self.workspace().forget(path)
-            self.republish(ls)
+        self.saved(ls, params.text_document.uri)
+
+    def saved(self, ls: LanguageServer, uri: str) -> None:
+        """An open file's text reached disk (saved; the change a watcher then reports).
+        Where that text is what was judged (an input, a policy: the editor's unsaved text
+        stands in for the disk's), the file is judged again as after an edit, and the
+        files outside every folder, which read the workspace's clusters, with it; where the
+        disk's is read whatever the editor holds (.gitignore, the baseline), every file is
+        judged again by it."""
+        path = to_fs_path(uri)
+        if path is None:
+            return
+        if self.workspace().judged_by_text(path):
+            self.workspace().saved()
+            self.publish(ls, uri, edited=True)
+            for other in list(self.linted):
+                elsewhere = self.path_of(ls, other)
+                if other != uri and elsewhere and self.workspace().root_of(
+                        os.path.abspath(elsewhere)) is None:
+                    self.publish(ls, other)
         else:
-            self.publish(ls, params.text_document.uri)
+            self.workspace().forget(path)
+            self.workspace().stale()
+            self.republish(ls)
 
     def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        self.linted.pop(uri, None)
+        known = self.linted.pop(uri, None)
         self.shown.pop(uri, None)  # cleared below: its findings are published again
         path = to_fs_path(uri) or self.untitled.pop(uri, None)
-        if path is not None:  # its unsaved text is gone: the file on disk is read again
-            self.workspace().forget(path)
+        kept = known is not None and uri not in self.changed and \
+            _on_disk(path) == known[1].text  # (opened, or saved, and left as it was)
+        if path is not None and not kept:  # its unsaved text is gone: the file on disk is
+            self.workspace().forget(path)  # read again
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=[]))
         if uri in self.changed:  # changes closed unsaved (a policy's, a cluster's) judged
@@ -311,12 +334,19 @@ class Session:
             self.republish(ls)
 
     def watched(self, ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        elsewhere = False  # a change the editor did not make: a file not open changed
         for change in params.changes:
+            if change.type == types.FileChangeType.Changed and \
+                    self.opened(ls, change.uri) is not None:  # an open one saved: its text
+                self.saved(ls, change.uri)  # is the editor's
+                continue
             path = to_fs_path(change.uri)
             if path is not None:
                 self.workspace().forget(path)
-        self.workspace().stale()  # a cluster file changed, came or went: find the clusters again
-        self.republish(ls)
+                elsewhere = True
+        if elsewhere:  # a cluster file changed, came or went: find the clusters again
+            self.workspace().stale()
+            self.republish(ls)
 
     def republish(self, ls: LanguageServer) -> None:
         for uri in list(self.linted):
@@ -464,6 +494,16 @@ class Session:
         for spec, ctx in _declared(self.current(ls, uri)):  # the first of its topics
             return ctx.kafka_release(spec)
         return kafka_configs.newest()
+
+
+def _on_disk(path: str | None) -> str | None:
+    """The text of the file at ``path`` as it is on disk, as an editor holds it (line ends
+    as written); None when it cannot be read."""
+    try:
+        with open(path or "", encoding="utf-8", newline="") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _declared(linted: Linted | None) -> Iterator[tuple]:

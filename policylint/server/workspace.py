@@ -110,6 +110,20 @@ class Workspace:
         self.loaded.clear()
         self.alone = None
 
+    def saved(self) -> None:
+        """An open file's text reached disk: the kept models judged that text already;
+        which files describe clusters (found on disk) is found again when next asked."""
+        self._of_root = None
+
+    def judged_by_text(self, path: str) -> bool:
+        """Whether the file at ``path``, open, is judged by the editor's text: an input or a
+        policy file (YAML, JSON, HCL), not the baseline, which is read from disk."""
+        from ..sources import EXTENSIONS
+        path = os.path.abspath(path)
+        return path.endswith(EXTENSIONS) and not any(
+            settings.baseline and os.path.abspath(settings.baseline) == path
+            for settings, _ in self.loaded.values())
+
     def scan(self) -> None:
         """Finds the files that describe clusters: those with a document whose role is a
         cluster's (a ``Kafka``, a node pool, a snapshot...), by kind alone, as a walk
@@ -168,8 +182,8 @@ class Workspace:
         folder is judged with the workspace's clusters, alone: it has no folder whose files
         it is linted with."""
         path = os.path.abspath(path)
-        name, root, paths = display_name(path), self.root_of(path), self._paths(path)
         texts = {os.path.abspath(p): t for p, t in texts.items()}
+        name, root, paths = display_name(path), self.root_of(path), self._paths(path, texts)
         alone = self._again(paths, path, name, texts) if edited else None
         if alone is not None:
             return Linted(name, texts.get(path, ""), alone), None
@@ -189,20 +203,29 @@ class Workspace:
                           for p in self.fellows(path, texts) if p not in others)
         return _linted(name, texts.get(path, ""), result), others
 
-    def _paths(self, path: str) -> tuple[str, ...]:
-        """What ``lint`` reads for the file at ``path`` (absolute): its folder; outside
-        every folder, the file and the workspace's clusters."""
+    def _paths(self, path: str, texts: dict[str, str]) -> tuple[str, ...]:
+        """What ``lint`` reads for the file at ``path`` (absolute; ``texts``: the editor's,
+        by absolute path): its folder (``_folder``); outside every folder, the file and the
+        workspace's clusters."""
         root = self.root_of(path)
-        if root is not None:  # a file only the editor has is named beside its folder
-            return (root,) + (() if os.path.exists(path) else (path,))
+        if root is not None:
+            return self._folder(root, texts, path)
         return (path, *(c for c in self.clusters if c != path and os.path.exists(c)))
 
-    def prepare(self, path: str) -> None:
+    def _folder(self, root: str, texts: dict[str, str], path: str | None = None) -> tuple:
+        """What a lint of the folder ``root`` reads: the folder, and beside it each file in
+        it the editor has but the disk has not yet (a walk finds none of them; one linted,
+        ``path``, whatever its name), so that every file of the folder is linted with them."""
+        from ..sources import EXTENSIONS
+        new = {p for p in texts if p.endswith(EXTENSIONS) and self.root_of(p) == root}
+        return (root, *sorted(p for p in new | ({path} - {None}) if not os.path.exists(p)))
+
+    def prepare(self, path: str, texts: dict[str, str]) -> None:
         """What an edit of the file at ``path`` alone is compared with (``_again``), made
         ready after its folder was read, before the first edit comes: that edit is then
         answered as fast as the next."""
         path = os.path.abspath(path)
-        paths = self._paths(path)
+        paths = self._paths(path, {os.path.abspath(p): t for p, t in texts.items()})
         if paths in self.loaded:
             with uncollected():
                 self._alone(paths, display_name(path))
@@ -227,7 +250,7 @@ class Workspace:
         texts = {os.path.abspath(p): t for p, t in texts.items()}
         found: dict[str, Linted] = {}
         for root in self.roots:
-            paths = (root,)
+            paths = self._folder(root, texts)
             result = self._whole(paths) if kept and paths in self.loaded else \
                 self._run(list(paths), texts)
             found.update(_by_file(result, texts, set(result.read) |
