@@ -130,6 +130,37 @@ def test_a_file_opened_is_ready_for_its_first_edit(folder, monkeypatch):
     assert "PL301" in {f.rule for f in linted.result.findings}
 
 
+def test_a_file_opened_as_the_disk_has_it_keeps_what_the_edited_one_is_compared_with(
+        folder, monkeypatch):
+    """Another file opened as it is on disk (judged alone, as an edit is) changes nothing
+    an edit of the file being edited is compared with: its next edit weighs nothing again.
+    Opened with another text, it changed: the next edit weighs the others again, and finds
+    what a whole lint finds."""
+    import policylint.server.workspace as workspace
+
+    monkeypatch.chdir(folder)
+    path, other = str(folder / "topics/edited.yaml"), str(folder / "topics/a.yaml")
+    space = Workspace([str(folder)])
+    texts = {path: topic(isr=4)}
+    space.lint(path, texts)
+    space.lint(path, texts, edited=True)  # what its edits are compared with, made
+    real, weighed = workspace.weighed, []
+    monkeypatch.setattr(workspace, "weighed", lambda *a: weighed.append(a) or real(*a))
+    texts[other] = (folder / "topics/a.yaml").read_text()
+    assert space.lint(other, texts, edited=True)[1] is None  # opened: judged alone
+    opened = len(weighed)
+    assert space.lint(path, {**texts, path: topic(isr=3)}, edited=True)[1] is None
+    assert len(weighed) == opened
+    texts[other] = topic(name="first", isr=4)  # opened with another text than the disk's
+    space.lint(other, texts, edited=True)
+    texts[path] = topic(isr=1)
+    linted, others = space.lint(path, texts, edited=True)
+    assert len(weighed) > opened + 1 and others is None
+    assert _published(linted, others) == {
+        name: rows for name, rows in _every_file(_whole(folder, texts).findings).items()
+        if name == "topics/edited.yaml"}
+
+
 def test_edits_of_two_files_in_turn_find_what_a_whole_lint_finds(folder, monkeypatch):
     """One workspace, two files edited in turn, each judged alone: where the last edit of
     one file put its topics (``loader.Spliced``) says nothing of the other's."""

@@ -18,7 +18,7 @@ from . import help as config_help
 from ..sources import display_name
 from .answers import FIX_ALL, code_actions, diagnostics, fix_all, refusal, related, \
     settings
-from .workspace import Linted, Workspace, uncollecting, untitled
+from .workspace import Linted, Workspace, on_disk, uncollecting, untitled
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 50
@@ -324,7 +324,7 @@ class Session:
         self.shown.pop(uri, None)  # cleared below: its findings are published again
         path = to_fs_path(uri) or self.untitled.pop(uri, None)
         kept = known is not None and uri not in self.changed and \
-            _on_disk(path) == known[1].text  # (opened, or saved, and left as it was)
+            on_disk(path) == known[1].text  # (opened, or saved, and left as it was)
         if path is not None and not kept:  # its unsaved text is gone: the file on disk is
             self.workspace().forget(path)  # read again
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -494,16 +494,6 @@ class Session:
         for spec, ctx in _declared(self.current(ls, uri)):  # the first of its topics
             return ctx.kafka_release(spec)
         return kafka_configs.newest()
-
-
-def _on_disk(path: str | None) -> str | None:
-    """The text of the file at ``path`` as it is on disk, as an editor holds it (line ends
-    as written); None when it cannot be read."""
-    try:
-        with open(path or "", encoding="utf-8", newline="") as file:
-            return file.read()
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _declared(linted: Linted | None) -> Iterator[tuple]:

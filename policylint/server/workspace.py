@@ -78,7 +78,9 @@ class Workspace:
         self._options = dict(options or {})
         self.loaded: dict[tuple, tuple] = {}  # paths -> (Settings, Inputs) of the last run
         self.unjudged: set[tuple] = set()  # the folders (paths) whose files ``rest`` judges
-        self.alone: Alone | None = None  # kept while one file alone is edited
+        self.alones: dict[tuple, Alone] = {}  # (paths, name) -> kept while the others are
+        self.held: dict[str, str] = {}  # path -> its text in the kept models, where an
+        # edit or a read gave the editor's (else the disk's)
         self.spliced = None  # loader.Spliced: where the last edit judged alone put its topics
 
     def options_of(self, path: str) -> dict:
@@ -108,7 +110,7 @@ class Workspace:
         and read every folder again."""
         self._of_root = None
         self.loaded.clear()
-        self.alone = None
+        self.alones = {}
 
     def saved(self) -> None:
         """An open file's text reached disk: the kept models judged that text already;
@@ -167,7 +169,7 @@ class Workspace:
         and its folder, again when next asked."""
         self.parsed.pop(os.path.abspath(path), None)
         self.loaded.clear()
-        self.alone = None
+        self.alones = {}
 
     def lint(self, path: str, texts: dict[str, str], edited: bool = False,
              first: set[str] | None = None) -> tuple[Linted, dict[str, Linted] | None]:
@@ -287,7 +289,7 @@ class Workspace:
             unsaved.reset(held)
             read_before.reset(cached)
         self.loaded[tuple(paths)] = settings, inputs
-        self.alone = None
+        self.alones, self.held = {}, dict(texts)
         # the model is kept, and makes no cycles (freed as it is dropped): no collection
         # walks it again (a full one would take 0.1 s for every 2,000 files)
         gc.freeze()
@@ -312,6 +314,11 @@ class Workspace:
             if alone.changed_by(result, spliced):
                 return None
         self.loaded[paths], self.spliced = (settings, swapped), spliced
+        held = self.held.get(path)
+        if texts[path] != (on_disk(path) if held is None else held):  # (not one opened as
+            # it is) what the other files' edits are compared with weighed it as it was
+            self.alones = {(paths, name): alone}
+        self.held[path] = texts[path]
         result.findings = [f for f in result.findings if f.rule != "PL102"]
         return result
 
@@ -354,15 +361,17 @@ class Workspace:
             max_nodes.reset(bound)
 
     def _alone(self, paths: tuple, name: str) -> Alone:
-        """``self.alone`` for the file ``name`` of the kept model of ``paths``: computed
-        once, kept while that model is."""
-        if self.alone is None or self.alone[:2] != (paths, name):
+        """What an edit of the file ``name`` judged alone on the kept model of ``paths`` is
+        compared with: computed once, kept while the model's other files are as they were."""
+        alone = self.alones.get((paths, name))
+        if alone is None:
             settings, inputs = self.loaded[paths]
             others = weighed(inputs, settings, {name})
             judged = judge(inputs, settings, judged={name}, elsewhere=others)
-            self.alone = Alone(paths, name, others, _said(judged.elsewhere),
-                               alike_names(inputs, settings, name), judged.all_break)
-        return self.alone
+            alone = self.alones[paths, name] = Alone(
+                paths, name, others, _said(judged.elsewhere),
+                alike_names(inputs, settings, name), judged.all_break)
+        return alone
 
 
 class Alone(NamedTuple):
@@ -425,6 +434,16 @@ def uncollecting(method: Any) -> Any:
         with uncollected():
             return method(*args, **kwargs)
     return run
+
+
+def on_disk(path: str | None) -> str | None:
+    """The text of the file at ``path`` as it is on disk, as an editor holds it (line ends
+    as written); None when it cannot be read."""
+    try:
+        with open(path or "", encoding="utf-8", newline="") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _linted(name: str, text: str, result) -> Linted:
