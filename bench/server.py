@@ -91,6 +91,16 @@ class Client:
                       if line.lower().startswith(b"content-length"))
         return json.loads(self.process.stdout.read(length))
 
+    def replace(self, uri: str, version: int, line: int, start: int, end: int,
+                text: str) -> None:
+        """An edit of an open document: ``line``'s characters ``start`` to ``end`` made
+        ``text``."""
+        self.send("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": line, "character": start},
+                                          "end": {"line": line, "character": end}},
+                                "text": text}]})
+
     def request(self, method: str, params: dict) -> dict:
         """The answer to a request (what is published meanwhile is passed over)."""
         self.send(method, params, request=True)
@@ -162,6 +172,13 @@ def workspace(root: Path, files: int, cluster: str = "prod") -> tuple[Path, str]
     return edited, text
 
 
+def isr_value(text: str) -> tuple[int, int]:
+    """(line, column) of the first min.insync.replicas value of ``text``: what the edits
+    change (0..4: some break PL301 or PL303, some do not)."""
+    line = next(i for i, x in enumerate(text.splitlines()) if "min.insync" in x)
+    return line, text.splitlines()[line].index(":") + 2
+
+
 def measure(files: int, debounce_ms: int | None, cluster: str = "prod") -> tuple:
     """(first diagnostics s, server CPU s until then, median and p95 ms of an edit) in a
     workspace of ``files`` topic files (naming ``cluster``); ``debounce_ms`` None: the
@@ -174,17 +191,11 @@ def measure(files: int, debounce_ms: int | None, cluster: str = "prod") -> tuple
         uri = client.open(root, edited, text,
                           {} if debounce_ms is None else {"debounceMs": debounce_ms})
         first, cpu = time.perf_counter() - started, client.cpu()
-        line = next(i for i, x in enumerate(text.splitlines()) if "min.insync" in x)
-        column = text.splitlines()[line].index(":") + 2
+        line, column = isr_value(text)
         took, found = [], set()
         for version in range(2, EDITS + 2):
-            value = str(version % 5)  # 0..4: some break PL301/PL303, some do not
             sent = time.perf_counter()
-            client.send("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"range": {"start": {"line": line, "character": column},
-                                              "end": {"line": line, "character": column + 1}},
-                                    "text": value}]})
+            client.replace(uri, version, line, column, column + 1, str(version % 5))
             message = client.published(uri)
             took.append(time.perf_counter() - sent)
             found |= {d["code"] for d in message["params"]["diagnostics"]}
@@ -225,11 +236,7 @@ def dependency_edit(files: int, name: str, text: str, typed: str, values: tuple,
         for version in range(2, edits + 2):
             value = values[version % len(values)]
             sent = time.perf_counter()
-            client.send("textDocument/didChange", {
-                "textDocument": {"uri": other, "version": version},
-                "contentChanges": [{"range": {"start": {"line": line, "character": column},
-                                              "end": {"line": line, "character": end}},
-                                    "text": value}]})
+            client.replace(other, version, line, column, end, value)
             end = column + len(value)
             message = client.published(uri)
             if every:  # the files are published in the order of their paths
@@ -257,11 +264,7 @@ def typed(files: int, keys: int = 4, pause: float = 0.06, bursts: int = 20) -> t
         for _ in range(bursts):
             for key in range(keys):
                 version += 1
-                client.send("textDocument/didChange", {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"range": {
-                        "start": {"line": line, "character": column},
-                        "end": {"line": line, "character": column}}, "text": str(key)}]})
+                client.replace(uri, version, line, column, column, str(key))
                 column += 1
                 last = time.perf_counter()
                 if key < keys - 1:
@@ -291,16 +294,11 @@ def pulled(files: int, edits: int = EDITS) -> tuple:
         edited, text = workspace(root, files)
         client = Client(root)
         uri = client.open(root, edited, text, {}, WATCHING)
-        line = next(i for i, x in enumerate(text.splitlines()) if "min.insync" in x)
-        column = text.splitlines()[line].index(":") + 2
+        line, column = isr_value(text)
         took, whole, found = [], [], set()
         for version in range(2, edits + 2):
             sent = time.perf_counter()
-            client.send("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"range": {"start": {"line": line, "character": column},
-                                              "end": {"line": line, "character": column + 1}},
-                                    "text": str(version % 5)}]})
+            client.replace(uri, version, line, column, column + 1, str(version % 5))
             answer = client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
             took.append(time.perf_counter() - sent)
             found |= {d["code"] for d in answer["result"]["items"]}
@@ -326,8 +324,7 @@ def navigated(files: int, rounds: int = 10) -> tuple:
         client = Client(root)
         uri = client.open(root, edited, text, {"debounceMs": 0}, WATCHING)
         lines = text.splitlines(True)
-        line = next(i for i, x in enumerate(lines) if "min.insync" in x)
-        column = lines[line].index(":") + 2
+        line, column = isr_value(text)
         took: dict[str, list] = {"open": [], "close": [], "save": [], "edit": []}
 
         def answered() -> None:  # the server is free again
@@ -344,11 +341,10 @@ def navigated(files: int, rounds: int = 10) -> tuple:
             client.send("textDocument/didClose", {"textDocument": {"uri": other.as_uri()}})
             answered()
             took["close"].append(time.perf_counter() - sent)
-            lines[line] = lines[line][:column] + str(version % 5) + lines[line][column + 1:]
+            value = str(version % 5)
+            lines[line] = lines[line][:column] + value + lines[line][column + 1:]
             sent = time.perf_counter()
-            client.send("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": "".join(lines)}]})
+            client.replace(uri, version, line, column, column + 1, value)
             while client.published(uri)["params"].get("version") != version:
                 pass
             took["edit"].append(time.perf_counter() - sent)

@@ -466,6 +466,25 @@ async def test_a_save_keeps_what_the_edits_judged_and_a_change_on_disk_is_read(
 
 
 @pytest.mark.asyncio
+async def test_a_file_closed_is_judged_by_the_disk_again(watching, workspace):
+    """A file opened with another text than the disk's (an editor restores unsaved work so)
+    and closed unchanged: what the server keeps judges the disk's text again, as it does
+    for one opened as the disk has it."""
+    ok = workspace / "topics/ok.yaml"
+    for text, kept in ((TOPIC.replace("orders", "ok"), False), (ok.read_text(), True)):
+        uri = _open(watching, ok, text)  # the first: RF 1, below the minimum (PL209)
+        assert ("PL209" in {d.code for d in await _diagnostics(watching, uri)}) != kept
+        cleared = _diagnostics(watching, uri)
+        watching.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        await cleared
+        report = await watching.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+            previous_result_ids=[]))
+        [item] = [i for i in report.items if i.uri == uri]
+        assert "PL209" not in {d.code for d in item.items}  # the disk's RF 3
+
+
+@pytest.mark.asyncio
 async def test_a_workspace_pull_reads_what_changed_on_disk_unannounced(client, workspace):
     """A client that does not watch files: each workspace pull reads the folders again, so
     a file changed on disk that no notification announced (a git checkout) is judged as it

@@ -18,7 +18,7 @@ from . import help as config_help
 from ..sources import display_name
 from .answers import FIX_ALL, code_actions, diagnostics, fix_all, refusal, related, \
     settings
-from .workspace import Linted, Workspace, on_disk, uncollecting, untitled
+from .workspace import Linted, Workspace, uncollecting, untitled
 
 #: how long to wait after an edit for the next one before linting (milliseconds)
 DEBOUNCE_MS = 50
@@ -320,13 +320,11 @@ class Session:
 
     def did_close(self, ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        known = self.linted.pop(uri, None)
+        self.linted.pop(uri, None)
         self.shown.pop(uri, None)  # cleared below: its findings are published again
         path = to_fs_path(uri) or self.untitled.pop(uri, None)
-        kept = known is not None and uri not in self.changed and \
-            on_disk(path) == known[1].text  # (opened, or saved, and left as it was)
-        if path is not None and not kept:  # its unsaved text is gone: the file on disk is
-            self.workspace().forget(path)  # read again
+        if path is not None:  # its unsaved text is gone: the disk's stands for it again
+            self.workspace().closed(path)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=[]))
         if uri in self.changed:  # changes closed unsaved (a policy's, a cluster's) judged

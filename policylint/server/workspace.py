@@ -112,6 +112,15 @@ class Workspace:
         self.loaded.clear()
         self.alones = {}
 
+    def closed(self, path: str) -> None:
+        """The editor closed the file at ``path``: the disk's text stands for it again. The
+        kept models stay when they hold that text (opened, or saved, and left as it was);
+        else the file and its folder are read again."""
+        path = os.path.abspath(path)
+        held = self.held.pop(path, None)
+        if held is not None and held != _on_disk(path):
+            self.forget(path)
+
     def saved(self) -> None:
         """An open file's text reached disk: the kept models judged that text already;
         which files describe clusters (found on disk) is found again when next asked."""
@@ -220,7 +229,9 @@ class Workspace:
         ``path``, whatever its name), so that every file of the folder is linted with them."""
         from ..sources import EXTENSIONS
         new = {p for p in texts if p.endswith(EXTENSIONS) and self.root_of(p) == root}
-        return (root, *sorted(p for p in new | ({path} - {None}) if not os.path.exists(p)))
+        if path is not None:
+            new.add(path)
+        return (root, *sorted(p for p in new if not os.path.exists(p)))
 
     def prepare(self, path: str, texts: dict[str, str]) -> None:
         """What an edit of the file at ``path`` alone is compared with (``_again``), made
@@ -315,7 +326,7 @@ class Workspace:
                 return None
         self.loaded[paths], self.spliced = (settings, swapped), spliced
         held = self.held.get(path)
-        if texts[path] != (on_disk(path) if held is None else held):  # (not one opened as
+        if texts[path] != (_on_disk(path) if held is None else held):  # (not one opened as
             # it is) what the other files' edits are compared with weighed it as it was
             self.alones = {(paths, name): alone}
         self.held[path] = texts[path]
@@ -436,11 +447,11 @@ def uncollecting(method: Any) -> Any:
     return run
 
 
-def on_disk(path: str | None) -> str | None:
+def _on_disk(path: str) -> str | None:
     """The text of the file at ``path`` as it is on disk, as an editor holds it (line ends
     as written); None when it cannot be read."""
     try:
-        with open(path or "", encoding="utf-8", newline="") as file:
+        with open(path, encoding="utf-8", newline="") as file:
             return file.read()
     except (OSError, UnicodeDecodeError):
         return None
