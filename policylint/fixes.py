@@ -68,10 +68,11 @@ def _repaired(source: SourceFile, findings: list[Finding], write: bool) -> Outco
     edits = []
     for i, replicas in done.lists.items():
         move = plan.moves[i]
-        edits.append((("partitions", move.index, "replicas"), replicas))
+        at = plan.index_of(move)
+        edits.append((("partitions", at, "replicas"), replicas))
         if move.log_dirs is not None:
             dirs = dict(zip(move.replicas, move.log_dirs))
-            edits.append((("partitions", move.index, "log_dirs"),
+            edits.append((("partitions", at, "log_dirs"),
                           [dirs.get(b, "any") for b in replicas]))
     text = source.text
     starts = [0] + [m.end() for m in re.finditer("\n", text)]

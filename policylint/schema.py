@@ -6,7 +6,9 @@ speed: ``Schema.decode`` reads JSON bytes straight into them, ``Schema.errors`` 
 plain data. Only a refused value is handed to ``jsonschema``, which lists every violation
 with its path; a long array is first narrowed to the items msgspec refuses. A construct the
 translation cannot express exactly is a ``ValueError`` when the schema is loaded, so msgspec
-never accepts what the schema refuses.
+never accepts what the schema refuses. A ``$defs`` entry may be decoded into a model type
+(``models``): its Struct subclasses the model's, and a value the file leaves out takes the
+model's default, so that a million partitions are not converted once decoded.
 
 JSON Schema's ``integer`` is narrowed to a true integer (``1.0`` and booleans are not):
 Kafka ids and counts are integers in every tool that reads these files.
@@ -43,8 +45,12 @@ class Schema:
     """One JSON Schema: ``errors(value)`` -> ``[(path, message), ...]``, empty when valid;
     ``decode(json_bytes)`` -> msgspec Structs, raising msgspec's errors."""
 
-    def __init__(self, schema: dict):
+    def __init__(self, schema: dict, models: dict[str, type] | None = None):
         self.root = schema
+        #: the object of a ``$defs`` entry -> the model Struct its type subclasses
+        #: (``models``: by the entry's name)
+        self._models = {id(schema["$defs"][name]): model
+                        for name, model in (models or {}).items()}
         self._types: dict[int, Any] = {}
         self._checks: dict[type, Any] = {}  # marker type -> its check (see _checked)
         self._verdicts: dict[tuple, bool] = {}  # (marker, value as a key) -> its check's
@@ -228,18 +234,29 @@ class Schema:
                     return False
                 return True
             return self._checked(schema, check, dict)
+        model = self._models.get(id(schema))
+        absent = {f.name: f.default for f in msgspec.structs.fields(model)} if model else {}
         fields, rename = [], {}
         for i, (key, sub) in enumerate(props.items()):
             attribute = key if key.isidentifier() and not keyword.iskeyword(key) \
                 and not key.startswith("_") else f"field_{i}"
             rename[attribute] = key
             kind = self._translate(sub)
+            # an absent value: what the model says it means, else UNSET
             fields.append((attribute, kind) if key in required else
-                          (attribute, kind, msgspec.UNSET))
+                          (attribute, kind, absent.get(attribute, msgspec.UNSET)))
         for key in required:
             if key not in props:
                 raise ValueError(f"required field {key!r} has no schema")
+        if not absent.keys() <= set(rename):  # a field no file may set: msgspec would read it
+            raise ValueError(f"{model.__name__} has fields the schema has not: "
+                             f"{sorted(absent.keys() - set(rename))}")
         fields.sort(key=lambda f: len(f) == 3)  # required fields first
+        if model is not None:  # the model's own type, each field as the schema checks it;
+            # a value absent is written back absent, as UNSET is (see jsondoc._no_duplicates)
+            return msgspec.defstruct(model.__name__, fields, bases=(model,), rename=rename,
+                                     forbid_unknown_fields=extra is False, frozen=True,
+                                     gc=False, kw_only=True, omit_defaults=True)
         return msgspec.defstruct("Object", fields, rename=rename,
                                  forbid_unknown_fields=extra is False, gc=False)
 

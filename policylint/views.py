@@ -24,7 +24,7 @@ from .schema import memo_key
 
 _TOPIC, _PARTITION, _LOG_DIRS = attrgetter("topic"), attrgetter("partition"), \
     attrgetter("log_dirs")
-_ABSENT = PartitionState(-1, [], None, [], [], -1, None)  # stands in for a partition not found
+_ABSENT = PartitionState(-1, [])  # stands in for a partition not found
 
 
 def where_replicas(owner: Any, item: Any) -> Ref:
@@ -468,8 +468,8 @@ class Questions:
         move = plan.moves[i]
         if view.states[i] is not None:
             return view.current_rfs[i], "the snapshot"
-        if self.current and move[:2] in self.current:
-            return len(self.current[move[:2]]), "the current assignment"
+        if self.current and (move.topic, move.partition) in self.current:
+            return len(self.current[move.topic, move.partition]), "the current assignment"
         spec = self.base_manifest(move.topic)
         if spec is not None:
             return manifest_rf(spec, self.profile), \

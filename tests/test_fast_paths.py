@@ -34,8 +34,12 @@ def generated(rng: random.Random) -> tuple[dict, dict]:
             part = {"partition": p, "replicas": reps}
             if rng.random() < 0.8:
                 part["isr"] = reps[:rng.randint(0, len(reps))]
+            elif rng.random() < 0.5:
+                part["isr"] = None  # unknown, as a value left out is
             if rng.random() < 0.2:
                 part["adding" if rng.random() < 0.5 else "removing"] = reps[:1]
+            elif rng.random() < 0.2:
+                part["adding"] = part["removing"] = []  # as no reassignment's
             if rng.random() < 0.03:
                 part["isr"] = ["1"]  # PL101
             parts.append(part)
@@ -124,6 +128,10 @@ def test_a_large_file_is_told_plan_or_snapshot_as_the_plain_path_tells_it(text, 
      ' {"topic": "t", "partition": 1, "partition": 2, "replicas": [1]}]}', (2, 33)),
     ('{"kind": "ClusterSnapshot", "version": 1, "cluster": "c", "brokers": [{"id": 1}],\n'
      ' "config": {"retention.ms": "1", "retention.ms": "2"}}', (2, 34)),
+    # the value kept is what a value left out means: written back, it is left out too
+    ('{"kind": "ClusterSnapshot", "version": 1, "cluster": "c", "brokers": [{"id": 1}],\n'
+     ' "topics": [{"name": "t", "partitions": [{"partition": 0, "replicas": [1],\n'
+     ' "isr": [1], "isr": null}]}]}', (3, 14)),
 ])
 def test_a_duplicate_key_in_a_typed_file_is_refused_where_it_is(text, where, tmp_path,
                                                                   monkeypatch):
@@ -456,7 +464,7 @@ def test_the_topics_of_several_replica_counts_are_found_where_counts_change():
         sizes = [rng.choice([1, 2, 3, 3, 3, 4]) for _ in range(rng.randint(0, 6))]
         if rng.random() < 0.5:
             sizes = [sizes[0]] * len(sizes) if sizes else []
-        topics.append(TopicState(f"t{t}", {}, [PartitionState(p, list(range(n)), [], [], [], p)
+        topics.append(TopicState(f"t{t}", {}, [PartitionState(p, list(range(n)), [], [], [])
                                                 for p, n in enumerate(sizes)], None, ()))
     assert mixed_topics(topics) == {id(t) for t in topics
                                     if len({len(p.replicas) for p in t.partitions}) > 1}
@@ -473,7 +481,7 @@ def test_a_snapshot_topics_rf_is_its_settled_partitions_most_common_count():
     for t in range(3000):
         parts = [PartitionState(p, list(range(rng.choice([1, 2, 3, 3, 4]))), [],
                                 [9] if rng.random() < 0.3 else [],
-                                [8] if rng.random() < 0.2 else [], p)
+                                [8] if rng.random() < 0.2 else [])
                  for p in range(rng.randint(0, 7))]
         counts = Counter(len(p.replicas) for p in parts if not p.adding and not p.removing)
         best = max(counts.values(), default=0)

@@ -189,8 +189,8 @@ def entry(plan: Plan, i: int, ctx) -> dict:
     state = ctx.plan_view(plan).states[i]
     if state is not None:
         found["before"] = list(target_replicas(state))
-    elif ctx.current and move[:2] in ctx.current:
-        found["before"] = list(ctx.current[move[:2]])
+    elif ctx.current and (move.topic, move.partition) in ctx.current:
+        found["before"] = list(ctx.current[move.topic, move.partition])
     if move.log_dirs is not None:
         found["log_dirs"] = list(move.log_dirs)
     return found

@@ -275,7 +275,9 @@ def role(kind: str | None) -> str | None:
 
 @lru_cache(maxsize=None)
 def validator(kind: str) -> Schema:
-    """The kind's schema, checked by msgspec and explained by jsonschema."""
-    return Schema(format_of(kind).schema(kind))
+    """The kind's schema, checked by msgspec and explained by jsonschema; decoded into
+    the model's types where its format says (``MODELS``: kind -> ``$defs`` entry -> type)."""
+    module = format_of(kind)
+    return Schema(module.schema(kind), getattr(module, "MODELS", {}).get(kind))
 
 

@@ -1,7 +1,8 @@
 """JSON to plain data, strictly, with positions computed only where a finding needs one.
 
-msgspec decodes in C: a large plan or snapshot straight into its schema's types (decoding is
-validating), anything else into plain data. Duplicate keys, which a decoder silently drops,
+msgspec decodes in C: a large plan or snapshot straight into its schema's types, whose
+entries and partitions are the model's (decoding is validating), anything else into plain
+data. Duplicate keys, which a decoder silently drops,
 are found by counting: see ``_no_duplicates``. Only a file msgspec refuses, or one that may
 hold a duplicate, is read again by the standard library's decoder, which says where the
 problem is. Positions are not kept while decoding (a million-entry plan would pay for them
@@ -22,7 +23,7 @@ import msgspec
 
 from ..model import KEY
 from .document import Document, ParseError, SourceFile
-from .schemas import validator
+from .formats import validator
 
 TYPED_FROM = 2**20  # from this size, a plan or snapshot is decoded straight into its types
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) from an offset

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from msgspec import UNSET
-
 from ..model import Move, Plan
 from .document import Document
 from . import schemas
-from .schemas import validator
+from .formats import validator
 
 
 KINDS = {"reassignment": "plan"}
+MODELS = {"reassignment": {"entry": Move}}  # a plan's entries are decoded as moves
 ORDER = 90  # any mapping with "partitions": asked last
 
 
@@ -32,20 +31,16 @@ def detect(data: dict) -> str | None:
 
 
 def plan(doc: Document, bad: set[int] = frozenset()) -> Plan:
-    """The plan's entries, less those that broke the schema (``bad`` indices): from the
-    validated ``doc.typed``, else each good entry converted to the schema's type."""
+    """The plan's entries, less those that broke the schema (``bad`` indices): the
+    validated ``doc.typed``'s own, else each good entry converted to the schema's type."""
     if doc.typed is not None:
-        written = doc.typed.partitions
-        entries = enumerate(written)
-    else:
-        written = doc.data["partitions"]
-        schema = validator("reassignment")
-        entry = schema.type_at("properties", "partitions", "items")
-        entries = ((i, schema.convert(e, entry)) for i, e in enumerate(written) if i not in bad)
-    new, unset = tuple.__new__, UNSET
-    moves = [new(Move, (e.topic, e.partition, e.replicas,
-                        None if e.log_dirs is unset else e.log_dirs, i)) for i, e in entries]
-    return Plan(moves, doc, len(written))
+        return Plan(doc.typed.partitions, doc, len(doc.typed.partitions))
+    written = doc.data["partitions"]
+    schema = validator("reassignment")
+    entry = schema.type_at("properties", "partitions", "items")
+    good = [i for i in range(len(written)) if i not in bad]
+    return Plan([schema.convert(written[i], entry) for i in good], doc, len(written),
+                good if bad else None)
 
 
 def assignment(plan: Plan) -> dict[tuple[str, int], list[int]]:

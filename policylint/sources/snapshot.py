@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import count
 from typing import Any, Iterator
 
 from msgspec import UNSET
@@ -10,12 +9,10 @@ from msgspec import UNSET
 from ..model import ClusterProfile, PartitionState, Snapshot, TopicState
 from .document import Document
 from . import schemas
-from .schemas import validator
-
-_EMPTY: list[int] = []
-
+from .formats import validator
 
 KINDS = {"snapshot": "snapshot"}
+MODELS = {"snapshot": {"partition": PartitionState}}  # its partitions are decoded as such
 ORDER = 10
 
 
@@ -52,26 +49,19 @@ def snapshot(doc: Document, bad_topics: set[int] = frozenset(),
                   if b.cordoned_log_dirs is not UNSET and b.cordoned_log_dirs},
         racks_known=True)
     topics: dict[str, TopicState] = {}
-    new, unset = tuple.__new__, UNSET
-    for ti, topic, indices in topics_in:
-        if topic.name in topics:
-            continue
-        parts = [new(PartitionState, (p.partition, p.replicas,
-                                      None if p.isr is unset else p.isr,
-                                      p.adding or _EMPTY, p.removing or _EMPTY, pi,
-                                      p.uncertain or None))
-                 for pi, p in zip(indices or count(), topic.partitions)]
-        topics[topic.name] = TopicState(topic.name, topic.config or {}, parts, doc,
-                                        ("topics", ti))
+    for ti, topic, written in topics_in:
+        if topic.name not in topics:  # its partitions as decoded: the model's own type
+            topics[topic.name] = TopicState(topic.name, topic.config or {}, topic.partitions,
+                                            doc, ("topics", ti), written)
     lists = doc.typed.topics not in (UNSET, None) if doc.typed is not None else \
         doc.data.get("topics") is not None
     return Snapshot(profile, topics, doc, data.captured_at or None, lists)
 
 
 def _good_topics(topics: list, bad_topics: set[int], bad_partitions: set[tuple[int, int]],
-                 schema: Any) -> Iterator[tuple[int, Any, list[int]]]:
-    """(index, topic in the schema's types, indices of its partitions) of each good topic,
-    its bad partitions left out."""
+                 schema: Any) -> Iterator[tuple[int, Any, list[int] | None]]:
+    """(index, topic in the schema's types, where its partitions are written: None when
+    all are kept) of each good topic, its bad partitions left out."""
     kind = schema.type_at("properties", "topics", "items")
     for ti, topic in enumerate(topics):
         if ti in bad_topics:
@@ -79,4 +69,5 @@ def _good_topics(topics: list, bad_topics: set[int], bad_partitions: set[tuple[i
         indices = [pi for pi in range(len(topic["partitions"]))
                    if (ti, pi) not in bad_partitions]
         good = [topic["partitions"][pi] for pi in indices]
-        yield ti, schema.convert({**topic, "partitions": good}, kind), indices
+        yield ti, schema.convert({**topic, "partitions": good}, kind), \
+            indices if len(good) < len(topic["partitions"]) else None

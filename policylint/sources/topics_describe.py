@@ -140,7 +140,7 @@ def snapshots(doc: Document) -> list[Snapshot]:
     topics = {}
     for ti, topic in enumerate(data["topics"]):
         parts = [PartitionState(p["partition"], p["replicas"], p["isr"], p["adding"],
-                                p["removing"], pi) for pi, p in enumerate(topic["partitions"])]
+                                p["removing"]) for p in topic["partitions"]]
         topics.setdefault(topic["name"], TopicState(topic["name"], topic["config"], parts, doc,
                                                     ("topics", ti)))
     profile = ClusterProfile(name=data["cluster"], brokers=None, broker_count=None, config={},

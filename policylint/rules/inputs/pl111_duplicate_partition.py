@@ -35,11 +35,11 @@ class DuplicatePartition(Rule):
             return
         seen: dict = {}
         for move in plan.moves:
-            first = seen.setdefault(move[:2], move)
+            first = seen.setdefault((move.topic, move.partition), move)
             if first is not move:
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is reassigned twice in this plan "
-                    f"(first at entry {first.index + 1})",
+                    f"(first at entry {plan.index_of(first) + 1})",
                     at=plan.where(move), topic=move.topic, partition=move.partition)
 
 
