@@ -67,8 +67,7 @@ def _repaired(source: SourceFile, findings: list[Finding], write: bool) -> Outco
     doc, plan = fix.at[0], fix.value.plan
     edits = []
     for i, replicas in done.lists.items():
-        move = plan.moves[i]
-        at = plan.index_of(move)
+        move, at = plan.moves[i], plan.index(i)
         edits.append((("partitions", at, "replicas"), replicas))
         if move.log_dirs is not None:
             dirs = dict(zip(move.replicas, move.log_dirs))

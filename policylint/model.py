@@ -227,13 +227,9 @@ class TopicState(Struct, dict=True):
 
     @cached_property
     def _positions(self) -> dict[int, int]:
-        return _positions(self.partitions, self.written)
-
-
-def _positions(items: list, written: list[int] | None) -> dict[int, int]:
-    """``id`` of each item -> where it is written: found once, when a finding first needs
-    it (a million entries in a fraction of a second, at C speed)."""
-    return dict(zip(map(id, items), count() if written is None else written))
+        """``id`` of each partition -> where it is written: found when a finding first
+        needs it (most topics of a large snapshot have none)."""
+        return dict(zip(map(id, self.partitions), self.written or count()))
 
 
 class Snapshot(Struct, dict=True):
@@ -264,7 +260,7 @@ def by_metric_name(names: Iterable[str]) -> dict[str, list[str]]:
 
 class Move(Struct, frozen=True, gc=False):
     """One entry of a reassignment plan, as the schema's ``entry`` is decoded. Where it is
-    written, its plan knows (``where``, ``index_of``)."""
+    written, its plan knows by its number (``where``)."""
     topic: str
     partition: int
     replicas: list[int]
@@ -284,18 +280,15 @@ class Plan(Struct, dict=True):
         """The topics its entries move (found when first asked, kept with it)."""
         return frozenset(move.topic for move in self.moves)
 
-    def index_of(self, move: Move) -> int:
-        """Where ``move`` is written in the plan's ``partitions``."""
-        return self._positions[id(move)]
+    def index(self, entry: int) -> int:
+        """Where ``moves[entry]`` is written in the plan's ``partitions``."""
+        return entry if self.written is None else self.written[entry]
 
-    def where(self, move: Move | None = None, *rest: Any) -> Ref:
-        if move is None:
+    def where(self, entry: int | None = None, *rest: Any) -> Ref:
+        """Where ``moves[entry]`` is written (None: the plan's ``partitions``)."""
+        if entry is None:
             return (self.doc, ("partitions",))
-        return (self.doc, ("partitions", self.index_of(move)) + rest)
-
-    @cached_property
-    def _positions(self) -> dict[int, int]:
-        return _positions(self.moves, self.written)
+        return (self.doc, ("partitions", self.index(entry)) + rest)
 
 
 class Fix(NamedTuple):

@@ -28,8 +28,8 @@ _ABSENT = PartitionState(-1, [])  # stands in for a partition not found
 
 
 def where_replicas(owner: Any, item: Any) -> Ref:
-    """Where the replica list of ``item`` (a plan entry, snapshot partition, or the index of
-    a manifest's explicit assignment) is written."""
+    """Where the replica list of ``item`` (a plan entry's number, a snapshot partition, or
+    the index of a manifest's explicit assignment) is written."""
     if isinstance(owner, Plan):
         return owner.where(item, "replicas")
     if isinstance(owner, TopicState):
@@ -86,7 +86,7 @@ class ReplicaLists:
     def _entry(self, i: int, verdict: Any) -> ReplicaList:
         item, replicas = self.items[i], self.lists[i]
         if isinstance(self.owners, Plan):
-            return ReplicaList(item.topic, item.partition, replicas, self.owners, item, verdict)
+            return ReplicaList(item.topic, item.partition, replicas, self.owners, i, verdict)
         if isinstance(self.owners, TopicSpec):
             return ReplicaList(self.owners.name, item, replicas, self.owners, item, verdict)
         owner = self.owners[i]
@@ -233,10 +233,10 @@ class PlanView:
         return compress(count(), map(ne, lengths, self.sizes))
 
     @cached_property
-    def after(self) -> list[tuple[str, list[list[int]], Any]]:
-        """(topic, replica list of each partition, first plan entry) for every snapshot topic
-        the plan touches, with the plan applied: a planned partition gets the plan's
-        replicas, the others their target replicas."""
+    def after(self) -> list[tuple[str, list[list[int]], int]]:
+        """(topic, replica list of each partition, its first plan entry's number) for every
+        snapshot topic the plan touches, with the plan applied: a planned partition gets the
+        plan's replicas, the others their target replicas."""
         if self.snapshot is None:
             return []
         moves, states = self.plan.moves, self.states
@@ -248,15 +248,15 @@ class PlanView:
             topic = self.snapshot.topics.get(name)
             if topic is None:
                 continue
-            (start, stop), first = spans[0], moves[spans[0][0]]
+            start, stop = spans[0]
             if len(spans) == 1 and states[start:stop] == topic.partitions:
                 # the usual: every partition planned once, in order
-                after.append((name, list(map(REPLICAS, moves[start:stop])), first))
+                after.append((name, list(map(REPLICAS, moves[start:stop])), start))
                 continue
             planned = {move.partition: move.replicas
                        for start, stop in spans for move in moves[start:stop]}
             after.append((name, [planned[p.partition] if p.partition in planned
-                                 else target_replicas(p) for p in topic.partitions], first))
+                                 else target_replicas(p) for p in topic.partitions], start))
         return after
 
 

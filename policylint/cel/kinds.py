@@ -135,7 +135,7 @@ def _plan_entries(target: Any, ctx: Any, fields: tuple[str, ...] | None):
         for i, move in enumerate(target.moves):
             yield ({"entry": subjects.entry(target, i, ctx),
                     "topic": _plan_topic(ctx, move.topic), "cluster": cluster},
-                   (_entry, target, move))
+                   (_entry, target, i))
 
 
 def _clusters(target: Any, ctx: Any, fields: tuple[str, ...] | None):
@@ -190,8 +190,9 @@ def _partition(topic, p) -> tuple:
             (topic.name, p.partition, f"{topic.name}-{p.partition}"))
 
 
-def _entry(plan: Plan, move) -> tuple:
-    return (lambda field: plan.where(move, field or "replicas"),
+def _entry(plan: Plan, i: int) -> tuple:
+    move = plan.moves[i]
+    return (lambda field: plan.where(i, field or "replicas"),
             (move.topic, move.partition, f"{move.topic}-{move.partition}"))
 
 

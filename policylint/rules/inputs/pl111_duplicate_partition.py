@@ -34,13 +34,13 @@ class DuplicatePartition(Rule):
         if _all_distinct(ctx.plan_view(plan)):
             return
         seen: dict = {}
-        for move in plan.moves:
-            first = seen.setdefault((move.topic, move.partition), move)
-            if first is not move:
+        for i, move in enumerate(plan.moves):
+            first = seen.setdefault((move.topic, move.partition), i)
+            if first != i:
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is reassigned twice in this plan "
-                    f"(first at entry {plan.index_of(first) + 1})",
-                    at=plan.where(move), topic=move.topic, partition=move.partition)
+                    f"(first at entry {plan.index(first) + 1})",
+                    at=plan.where(i), topic=move.topic, partition=move.partition)
 
 
 def _all_distinct(view) -> bool:

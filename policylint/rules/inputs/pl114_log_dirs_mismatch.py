@@ -33,5 +33,5 @@ class LogDirsMismatch(Rule):
             yield self.finding(
                 f"partition {move.topic}-{move.partition} has {len(move.replicas)} "
                 f"replicas but {len(move.log_dirs)} log_dirs (use \"any\" for each "
-                "replica without a preference)", at=plan.where(move, "log_dirs"),
+                "replica without a preference)", at=plan.where(i, "log_dirs"),
                 topic=move.topic, partition=move.partition)

@@ -37,17 +37,17 @@ class UnknownPartition(Rule):
         states = ctx.plan_view(plan).states
         if None not in states:
             return  # the common case, decided at C speed
-        for move, state in zip(plan.moves, states):
+        for i, (move, state) in enumerate(zip(plan.moves, states)):
             if state is not None:
                 continue
             topic = topics.get(move.topic)
             if topic is None:
                 message = (f"topic {move.topic} is not in the snapshot of cluster "
                            f"{ctx.snapshot.profile.name}")
-                at = plan.where(move, "topic")
+                at = plan.where(i, "topic")
             else:
                 message = (f"partition {move.topic}-{move.partition} is not in the snapshot "
                            f"of cluster {ctx.snapshot.profile.name} (topic {move.topic} has "
                            f"{count(len(topic.partitions), 'partition')})")
-                at = plan.where(move, "partition")
+                at = plan.where(i, "partition")
             yield self.finding(message, at=at, topic=move.topic, partition=move.partition)

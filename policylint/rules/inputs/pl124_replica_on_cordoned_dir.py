@@ -53,11 +53,11 @@ class ReplicaOnCordonedDir(Rule):
         # without the snapshot's partitions, a replica already held cannot be told from a
         # new one: only the log_dirs are judged, the rest counted as unchecked
         lists = ctx.snapshot is not None and ctx.snapshot.lists_topics
-        for move, state in zip(plan.moves, states):
+        for entry, (move, state) in enumerate(zip(plan.moves, states)):
             held = set(target_replicas(state)) if state is not None else \
                 set() if lists else None
             if held is None and any(b in profile.cordoned for b in move.replicas):
-                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                ctx.unchecked.add(self.code, plan.where(entry, "replicas"), move.topic,
                                   "which replicas the partition has today (a snapshot that "
                                   "lists its topics)")
             for i, broker in enumerate(move.replicas):
@@ -67,11 +67,11 @@ class ReplicaOnCordonedDir(Rule):
                 where, what = None, None
                 wanted = move.log_dirs[i] if move.log_dirs and i < len(move.log_dirs) else "any"
                 if wanted != "any" and ("*" in cordoned or wanted in cordoned):
-                    where = plan.where(move, "log_dirs", i)
+                    where = plan.where(entry, "log_dirs", i)
                     what = f"log_dirs names {wanted}, a cordoned directory of broker {broker}"
                 elif held is not None and broker not in held and \
                         profile.fully_cordoned(broker):
-                    where = plan.where(move, "replicas", i)
+                    where = plan.where(entry, "replicas", i)
                     what = f"a new replica on broker {broker}, all of whose log " \
                            "directories are cordoned"
                 if where is not None:

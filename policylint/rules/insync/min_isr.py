@@ -134,7 +134,7 @@ class MinIsrRule(Rule):
                 continue
             current, source = ctx.entry_rf(plan, i)
             if min_isr is None or current is None:
-                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                ctx.unchecked.add(self.code, plan.where(i, "replicas"), move.topic,
                                   "the topic's min.insync.replicas (its cluster)"
                                   if min_isr is None else "the partition's current RF (a "
                                   "snapshot, --current, or the topic's manifest)")
@@ -146,7 +146,7 @@ class MinIsrRule(Rule):
                          min_isr=_with_source(min_isr),
                          rf=f"{rf} (the plan's, from {current} in {source})",
                          effect=self.effect(release), **options),
-                at=plan.where(move, "replicas"), topic=move.topic, partition=move.partition)
+                at=plan.where(i, "replicas"), topic=move.topic, partition=move.partition)
             finding.related = [("min.insync.replicas", min_isr.at)] if min_isr.at else []
             yield finding
 

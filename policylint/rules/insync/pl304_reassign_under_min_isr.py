@@ -39,5 +39,5 @@ class ReassignUnderMinIsr(Rule):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while under "
                     f"min.insync.replicas: ISR {len(state.isr)} of {len(state.replicas)} "
-                    f"replicas < min.insync.replicas={floor}", at=plan.where(move, "replicas"),
+                    f"replicas < min.insync.replicas={floor}", at=plan.where(i, "replicas"),
                     topic=move.topic, partition=move.partition)

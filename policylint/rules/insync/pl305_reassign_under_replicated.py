@@ -41,5 +41,5 @@ class ReassignUnderReplicated(Rule):
                 yield self.finding(
                     f"partition {move.topic}-{move.partition} is moved while "
                     f"under-replicated: ISR {ids(state.isr)} of replicas "
-                    f"{ids(original)}", at=plan.where(move, "replicas"),
+                    f"{ids(original)}", at=plan.where(i, "replicas"),
                     topic=move.topic, partition=move.partition)

@@ -42,7 +42,7 @@ class ReassignInProgress(Rule):
             yield self.finding(
                     f"partition {move.topic}-{move.partition} is already reassigning "
                     f"(adding {ids(state.adding)}, removing {ids(state.removing)}); "
-                    "Kafka needs --additional to replace it", at=plan.where(move),
+                    "Kafka needs --additional to replace it", at=plan.where(i),
                     topic=move.topic, partition=move.partition)
         others = [key for key in _reassigning(ctx.snapshot) if key not in named]
         if others:

@@ -50,7 +50,7 @@ class RfChange(Rule):
                 continue
             rf, source = ctx.entry_rf(plan, i)
             if rf is None:
-                ctx.unchecked.add(self.code, plan.where(move, "replicas"), topic,
+                ctx.unchecked.add(self.code, plan.where(i, "replicas"), topic,
                                   "the partition's current RF (a snapshot, --current, or "
                                   "the topic's manifest)")
             elif len(move.replicas) != rf:
@@ -58,4 +58,4 @@ class RfChange(Rule):
                     f"partition {topic}-{move.partition}: replication factor is changed from "
                     f"{rf} to {len(move.replicas)} (current RF from {source}; if intended, "
                     "allow it with allow.rf_change in the policy or --allow-rf-change)",
-                    at=plan.where(move, "replicas"), topic=topic, partition=move.partition)
+                    at=plan.where(i, "replicas"), topic=topic, partition=move.partition)

@@ -88,7 +88,7 @@ class InflatedReplicaSet(Rule):
             yield self.finding(
                 self.uncertain_message.format(topic=move.topic, partition=move.partition,
                                               why=state.uncertain, replicas=ids(state.replicas)),
-                at=plan.where(move, "replicas"), topic=move.topic, partition=move.partition)
+                at=plan.where(i, "replicas"), topic=move.topic, partition=move.partition)
         snapshot = ctx.snapshot
         if snapshot is not None:
             uncertain = set(view.uncertain)
@@ -108,7 +108,7 @@ class InflatedReplicaSet(Rule):
                         self.kept_message.format(
                             topic=move.topic, partition=move.partition, n=len(move.replicas),
                             replicas=ids(state.replicas), rf=rf(move.topic)),
-                        at=plan.where(move, "replicas"), topic=move.topic,
+                        at=plan.where(i, "replicas"), topic=move.topic,
                         partition=move.partition)
         for i in view.reassigning:
             move, state = plan.moves[i], view.states[i]
@@ -117,7 +117,7 @@ class InflatedReplicaSet(Rule):
                 yield self.finding(
                     self.plan_message.format(topic=move.topic, partition=move.partition, n=n,
                                              replicas=ids(state.replicas), target=target),
-                    at=plan.where(move, "replicas"), topic=move.topic,
+                    at=plan.where(i, "replicas"), topic=move.topic,
                     partition=move.partition)
 
     def spark(self, options, policy):

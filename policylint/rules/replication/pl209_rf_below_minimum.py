@@ -102,14 +102,14 @@ class RfBelowMinimum(Rule):
                 continue
             current, source = ctx.entry_rf(plan, i)
             if current is None:
-                ctx.unchecked.add(self.code, plan.where(move, "replicas"), move.topic,
+                ctx.unchecked.add(self.code, plan.where(i, "replicas"), move.topic,
                                   "the partition's current RF (a snapshot, --current, or "
                                   "the topic's manifest)")
             elif current >= floor:
                 seen.add(move.topic)
                 yield self._finding(
                     f"topic {move.topic}", f"{view.sizes[i]} (the plan's, from {current} in "
-                    f"{source})", options, plan.where(move, "replicas"), move.topic)
+                    f"{source})", options, plan.where(i, "replicas"), move.topic)
 
     def _finding(self, subject, rf, options, at, topic):
         return self.finding(self.say(subject=subject, rf=rf, **options), at=at,
