@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from itertools import accumulate, chain, compress
+from itertools import compress
 from math import inf
 from operator import attrgetter, gt, not_
 from typing import Any, Iterable, Iterator, NamedTuple
@@ -18,7 +18,6 @@ from .model import ClusterProfile, PartitionState, TopicSpec, TopicState, curren
 # (the usual): these getters map over a million partitions without a Python call each.
 REPLICAS, ISR = attrgetter("replicas"), attrgetter("isr")
 ADDING, REMOVING = attrgetter("adding"), attrgetter("removing")
-PARTITIONS = attrgetter("partitions")
 
 
 def as_int(value: Any) -> int | None:
@@ -200,21 +199,16 @@ def snapshot_topic_rf(topic: TopicState, manifest_rf_: int | None) -> int | None
     if any(map(ADDING, parts)) or any(map(REMOVING, parts)):  # the settled ones count
         sizes = list(compress(sizes, map(not_, map(any, zip(map(ADDING, parts),
                                                                map(REMOVING, parts))))))
+    return most_common(sizes)
+
+
+def most_common(sizes: list[int]) -> int | None:
+    """The most common replica count of ``sizes`` (ties: the smallest); None if none."""
     if not sizes:
         return None
     if sizes.count(sizes[0]) == len(sizes):  # most topics: one RF
         return sizes[0]
     return min(set(sizes), key=lambda rf: (-sizes.count(rf), rf))  # each counted in C
-
-
-def mixed_topics(topics: Iterable[TopicState]) -> set[int]:
-    """The topics (by ``id``) whose partitions hold different replica counts, at C speed
-    (in the others no partition holds more replicas than the topic's RF)."""
-    topics = list(topics)
-    sizes = list(replica_counts(chain.from_iterable(map(PARTITIONS, topics))))
-    starts = list(accumulate(map(len, map(PARTITIONS, topics)), initial=0))
-    kinds = map(len, map(set, map(sizes.__getitem__, map(slice, starts, starts[1:]))))
-    return {id(topic) for topic, n in zip(topics, kinds) if n > 1}
 
 
 def smallest_rf(topic: TopicState) -> int | None:

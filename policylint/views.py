@@ -16,7 +16,7 @@ from msgspec import Struct
 from . import kafka_configs, platforms
 from .kafka import (REMOVING, REPLICAS, Stated, as_int, cluster_setting, effective_min_isr,
                     isr_sizes, manifest_min_isr, manifest_rf, manifest_rf_stated,
-                    min_isr_is_default, mixed_topics, replica_counts, smallest_rf,
+                    min_isr_is_default, most_common, replica_counts, smallest_rf,
                     snapshot_topic_rf)
 from .model import (KEY, Change, ClusterProfile, PartitionState, Plan, Ref, Snapshot,
                     TopicSpec, TopicState, by_metric_name, current_rf, target_replicas)
@@ -179,19 +179,33 @@ class PlanView:
         """Entries whose partition the snapshot's capture could not read consistently."""
         return list(compress(count(), map(attrgetter("uncertain"), self._present)))
 
-    def inflated(self, topic_rf: Callable[[str], int | None],
-                 mixed: Callable[[str], bool]) -> list[int]:
+    def inflated(self, topic_rf: Callable[[str], int | None]) -> list[int]:
         """Entries whose partition holds more replicas than its topic's replication factor
-        (``topic_rf(topic)``) and is not reassigning: a read the snapshot cannot vouch for
-        (PL204). Only the topics whose partitions hold different replica counts
-        (``mixed(topic)``) are looked at: in the others none holds more than the RF."""
-        reassigning, present, found = set(self.reassigning), self._present, []
+        and is not reassigning: a read the snapshot cannot vouch for (PL204). A run of
+        entries that is its whole topic, partition by partition (the usual), gives the RF
+        itself (``kafka.snapshot_topic_rf``'s, from the same partitions); of the others it
+        is ``topic_rf(topic)``."""
+        reassigning, found = set(self.reassigning), []
+        counts = list(replica_counts(self._present))
         for name, start, stop in self.runs:
-            if not mixed(name) or (rf := topic_rf(name)) is None:
-                continue
-            over = map(gt, replica_counts(present[start:stop]), repeat(rf))
-            found += [i for i in compress(range(start, stop), over) if i not in reassigning]
+            sizes = counts[start:stop]
+            if self._whole(name, start, stop):
+                if sizes.count(sizes[0]) == len(sizes):
+                    continue  # one count: none more than the RF
+                rf = most_common(sizes if reassigning.isdisjoint(range(start, stop)) else
+                                 [n for i, n in enumerate(sizes, start) if i not in reassigning])
+            else:
+                rf = topic_rf(name)
+            if rf is not None:
+                found += [i for i in compress(range(start, stop), map(gt, sizes, repeat(rf)))
+                          if i not in reassigning]
         return sorted(found)
+
+    def _whole(self, name: str, start: int, stop: int) -> bool:
+        """Whether entries ``start:stop`` plan every partition of topic ``name``, once and
+        in the snapshot's order."""
+        topic = self.snapshot.topics.get(name) if self.snapshot is not None else None
+        return topic is not None and self.states[start:stop] == topic.partitions
 
     @cached_property
     def lagging(self) -> list[int]:
@@ -239,7 +253,7 @@ class PlanView:
         plan's replicas, the others their target replicas."""
         if self.snapshot is None:
             return []
-        moves, states = self.plan.moves, self.states
+        moves = self.plan.moves
         runs: dict[str, list[tuple[int, int]]] = {}  # topic -> its runs of entries
         for name, start, stop in self.runs:
             runs.setdefault(name, []).append((start, stop))
@@ -249,7 +263,7 @@ class PlanView:
             if topic is None:
                 continue
             start, stop = spans[0]
-            if len(spans) == 1 and states[start:stop] == topic.partitions:
+            if len(spans) == 1 and self._whole(name, start, stop):
                 # the usual: every partition planned once, in order
                 after.append((name, list(map(REPLICAS, moves[start:stop])), start))
                 continue
@@ -338,11 +352,6 @@ class Questions:
         if id(topic) not in made:
             made[id(topic)] = snapshot_topic_rf(topic, None)
         return made[id(topic)]
-
-    def mixed_topics(self, snapshot: Snapshot) -> set[int]:
-        """The snapshot's topics (by ``id``) whose partitions hold different replica
-        counts (``kafka.mixed_topics``), once per run."""
-        return self.view(_mixed_topics, snapshot)
 
     def topic_configs(self, target: Any) -> list[TopicConfig]:
         """The config of a manifest, or of each topic of a snapshot, with where it is
@@ -669,7 +678,3 @@ def _first_by_name(specs: list[TopicSpec]) -> dict[str, TopicSpec]:
 
 def _by_before(changes: list[Change]) -> dict[int, Change]:
     return {id(c.before): c for c in changes if c.before is not None}
-
-
-def _mixed_topics(snapshot: Snapshot) -> set[int]:
-    return mixed_topics(snapshot.topics.values())

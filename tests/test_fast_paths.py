@@ -452,22 +452,47 @@ def test_replica_list_rules_see_only_the_manifests_that_have_replica_lists():
         ("PL112", "listed", 0, 2)]
 
 
-def test_the_topics_of_several_replica_counts_are_found_where_counts_change():
-    """kafka.mixed_topics (a million partitions at C speed) finds exactly the topics whose
-    partitions hold different replica counts, whatever their neighbours hold."""
+def test_the_entries_of_inflated_partitions_are_those_above_their_topics_rf():
+    """PlanView.inflated finds a topic's RF from its run of entries when the run is the
+    whole topic (the usual), else asks for it: either way exactly the entries whose
+    partition, not reassigning, holds more replicas than kafka.snapshot_topic_rf says."""
     import random
-    from policylint.kafka import mixed_topics
-    from policylint.model import PartitionState, TopicState
+    from policylint.kafka import snapshot_topic_rf
+    from policylint.model import Move, PartitionState, Plan, Snapshot, TopicState
+    from policylint.views import PlanView
     rng = random.Random(7)
-    topics = []
-    for t in range(5000):
-        sizes = [rng.choice([1, 2, 3, 3, 3, 4]) for _ in range(rng.randint(0, 6))]
-        if rng.random() < 0.5:
-            sizes = [sizes[0]] * len(sizes) if sizes else []
-        topics.append(TopicState(f"t{t}", {}, [PartitionState(p, list(range(n)), [], [], [])
-                                                for p, n in enumerate(sizes)], None, ()))
-    assert mixed_topics(topics) == {id(t) for t in topics
-                                    if len({len(p.replicas) for p in t.partitions}) > 1}
+    for _ in range(300):
+        topics = {}
+        for t in range(rng.randint(1, 5)):
+            sizes = [rng.choice([1, 2, 3, 3, 3, 4]) for _ in range(rng.randint(1, 6))]
+            if rng.random() < 0.5:
+                sizes = [sizes[0]] * len(sizes)
+            topics[f"t{t}"] = TopicState(f"t{t}", {}, [
+                PartitionState(p, list(range(n)), None, [9] if rng.random() < 0.2 else [])
+                for p, n in enumerate(sizes)], None, ())
+        moves = []
+        for name, topic in topics.items():
+            numbers = [p.partition for p in topic.partitions]
+            shape = rng.choice(["whole", "whole", "some", "shuffled", "one more"])
+            if shape == "some":
+                numbers = numbers[:rng.randint(0, len(numbers))]
+            elif shape == "shuffled":
+                rng.shuffle(numbers)
+            elif shape == "one more":
+                numbers.append(len(numbers))  # a partition the snapshot lacks
+            moves += [Move(name, p, [1]) for p in numbers]
+        plan = Plan(moves, None, len(moves))
+        view = PlanView(plan, Snapshot(None, topics, None))
+        asked = []
+
+        def rf(name):
+            asked.append(name)
+            return snapshot_topic_rf(topics[name], None)
+        expected = [i for i, state in enumerate(view.states)
+                    if state is not None and not (state.adding or state.removing)
+                    and len(state.replicas) > snapshot_topic_rf(topics[moves[i].topic], None)]
+        assert view.inflated(rf) == expected
+        assert len(asked) <= len(topics)
 
 
 def test_a_snapshot_topics_rf_is_its_settled_partitions_most_common_count():

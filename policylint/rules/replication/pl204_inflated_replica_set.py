@@ -92,16 +92,12 @@ class InflatedReplicaSet(Rule):
         snapshot = ctx.snapshot
         if snapshot is not None:
             uncertain = set(view.uncertain)
+
             def rf(name: str) -> int | None:
                 topic = snapshot.topics.get(name)
                 return None if topic is None else ctx.topic_rf(snapshot, topic)
 
-            held = ctx.mixed_topics(snapshot)
-
-            def mixed(name: str) -> bool:
-                return id(snapshot.topics.get(name)) in held
-
-            for i in view.inflated(rf, mixed):
+            for i in view.inflated(rf):
                 move, state = plan.moves[i], view.states[i]
                 if i not in uncertain and len(move.replicas) == len(state.replicas):
                     yield self.finding(
