@@ -76,12 +76,11 @@ class ReplicaLists:
             self.items, self.lists = range(len(target.assignment)), target.assignment
         else:
             self.items, self.lists = (), []
-        keys = list(map(tuple, self.lists))
-        #: each distinct list, numbered; and the number of each entry's list, so that each
-        #: rule finds its failing entries by small ints, not by tupling every list again
-        self.distinct: dict[tuple[int, ...], int] = {
-            key: number for number, key in enumerate(dict.fromkeys(keys))}
-        self._numbers = list(map(self.distinct.__getitem__, keys))
+        #: each distinct list, numbered (by its first entry); and the number of each entry's
+        #: list, so that each rule finds its failing entries by ints, not by tupling every
+        #: list again (each tuple hashed once)
+        self.distinct: dict[tuple[int, ...], int] = {}
+        self._numbers = list(map(self.distinct.setdefault, map(tuple, self.lists), count()))
 
     def _entry(self, i: int, verdict: Any) -> ReplicaList:
         item, replicas = self.items[i], self.lists[i]
