@@ -2,10 +2,9 @@
 
 msgspec decodes in C: a large plan or snapshot straight into its schema's types, whose
 entries and partitions are the model's (decoding is validating), anything else into plain
-data. Duplicate keys, which a decoder silently drops,
-are found by counting: see ``_no_duplicates``. Only a file msgspec refuses, or one that may
-hold a duplicate, is read again by the standard library's decoder, which says where the
-problem is. Positions are not kept while decoding (a million-entry plan would pay for them
+data. Duplicate keys, which a decoder silently drops, are found by counting: see
+``_no_duplicates``. Only a file msgspec refuses, or one that may hold a duplicate, is read
+again by the standard library's decoder, which says where the problem is. Positions are not kept while decoding (a million-entry plan would pay for them
 all); ``JsonLocator`` finds the offset of a path in the raw text on demand, skipping over
 sibling values with the C scanner.
 """
@@ -109,7 +108,9 @@ def _no_duplicates(text: str, value: Any) -> bool:
     Every key is followed by one colon, so the colons of the text are its keys plus the
     colons inside its strings. Encoding the value again writes the keys kept and the same
     strings: fewer colons mean a key was given twice. (An escaped colon, ``\\u003a``, is
-    written back plain; such a text is checked the exact way.)
+    written back plain; such a text is checked the exact way. The model's types write a
+    value equal to their default back as absent: a snapshot's explicit ``"isr": null`` reads
+    as a key dropped, and such a file is read the plain way.)
     """
     encoded = bytearray()  # (written in place: no copy of it made into bytes)
     _ENCODER.encode_into(value, encoded)
