@@ -380,16 +380,15 @@ class Workspace:
             others = weighed(inputs, settings, {name})
             judged = judge(inputs, settings, judged={name}, elsewhere=others)
             alone = self.alones[paths, name] = Alone(
-                paths, name, others, _said(judged.elsewhere),
-                alike_names(inputs, settings, name), judged.all_break)
+                others, _said(judged.elsewhere), alike_names(inputs, settings, name),
+                judged.all_break)
         return alone
 
 
 class Alone(NamedTuple):
     """What an edit of one file judged alone is compared with: made once from the kept
-    model, whose other files do not change while that file is edited."""
-    paths: tuple
-    name: str
+    model, whose other files do not change while that file is edited (kept by the
+    model's paths and the file's name: ``Workspace.alones``)."""
     others: Any  # what every other file's subjects weigh (linter.weighed)
     said: list[tuple]  # what a judgement of the file alone says of the others (_said)
     alike: list  # the others' topic names by the keys rules compare them by
