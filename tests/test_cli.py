@@ -188,6 +188,25 @@ def test_config_is_the_policy_option_and_h_is_help(repo):
     assert "--exclude" in invoke("lint", "-h").stdout
 
 
+def test_a_command_run_alone_is_the_command_of_the_whole_group(capsys, monkeypatch):
+    """``run`` makes only the command it runs; its help, options and errors are those of
+    the group that holds every command."""
+    from policylint import cli
+    whole = cli._command()
+    for name in whole.commands:
+        assert list(cli._command(name).commands) == [name]
+        assert whole([name, "--help"], standalone_mode=False) == 0
+        expected = capsys.readouterr().out
+        assert cli.run([name, "--help"]) == 0
+        assert capsys.readouterr().out == expected and f" {name} [OPTIONS]" in expected
+    assert cli.run(["lint", "--no-such-option"]) == 2
+    assert "No such option: --no-such-option" in capsys.readouterr().err
+    assert cli._invoked(["--version", "lint"]) is None and cli._invoked(["lnt"]) is None
+    assert cli.run(["lnt"]) == 2 and "Did you mean 'lint'?" in capsys.readouterr().err
+    monkeypatch.setenv("_POLICYLINT_COMPLETE", "complete_bash")  # asks about them all
+    assert cli._invoked(["lint"]) is None
+
+
 def test_statistics_and_quiet(repo):
     result = invoke("lint", "plans", "topics", "--cluster", "clusters/prod.yaml", "--statistics")
     assert result.exit_code == 1
