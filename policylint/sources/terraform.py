@@ -45,7 +45,6 @@ from typing import Any, Iterator
 
 from ..model import KEY, TopicSpec
 from .document import Document, ParseError, SourceFile
-from . import hcl_eval
 from .formats import UNKNOWN, Fields, declared
 
 RESOURCE, MODULE_CALL = "TerraformResource", "TerraformModuleCall"
@@ -136,6 +135,7 @@ def _load(text: str, marked: bool = True) -> tuple[dict, dict]:
         import hcl2  # noqa: F401
     except ImportError:  # pragma: no cover - a dependency of policylint
         raise ParseError("reading Terraform needs python-hcl2 (pip install python-hcl2)")
+    from . import hcl_eval  # its expressions: only where a .tf file is read
     data, tree = hcl_eval.values_of(text)
     return data, _marks(tree) if marked else {}
 
@@ -475,6 +475,7 @@ def _evaluate(value: Any, each: tuple | None, folder: str, fed: dict | None = No
     """A value as Terraform would have it in the module in ``folder``, for one instance of
     its ``for_each`` (``each``) and one call of it (``fed``): ``hcl_eval``; UNKNOWN where it
     cannot be known."""
+    from . import hcl_eval
     return hcl_eval.evaluate(value, hcl_eval.Scope(folder, each, fed, related or {}))
 
 
