@@ -4,9 +4,10 @@ msgspec decodes in C: a large plan or snapshot straight into its schema's types,
 entries and partitions are the model's (decoding is validating), anything else into plain
 data. Duplicate keys, which a decoder silently drops, are found by counting: see
 ``_no_duplicates``. Only a file msgspec refuses, or one that may hold a duplicate, is read
-again by the standard library's decoder, which says where the problem is. Positions are not kept while decoding (a million-entry plan would pay for them
-all); ``JsonLocator`` finds the offset of a path in the raw text on demand, skipping over
-sibling values with the C scanner.
+again by the standard library's decoder, which says where the problem is. Positions are not
+kept while decoding (a million-entry plan would pay for them all); ``JsonLocator`` finds
+the offset of a path in the raw text on demand, skipping over sibling values with the C
+scanner.
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ class JsonLocator:
     def __init__(self, text: str, data: Any, source: SourceFile | None = None):
         self.text, self.data, self.source = text, data, source
         self._elements: dict[int, list[int]] = {}  # array offset -> element offsets
-        self._exact: set[int] = set()  # arrays whose offsets were scanned, not inferred
+        self._exact: set[int] = set()  # arrays whose offsets were scanned or proven
         self._held: set[tuple[int, int]] = set()  # (array, index) checked by _holds
         # (object offset, key) -> value offset: a snapshot's findings all pass its
         # "topics", and finding it anew would decode the brokers and config each time
@@ -317,6 +318,14 @@ class JsonLocator:
         last element and be followed by the array's end, and each located element is
         checked against the decoded value (``_holds``); on any doubt the offsets are
         scanned.
+
+        Elements of a type in which no object can be written (a plan's entries, a
+        snapshot's partitions, decoded into the model's types) need no such check when the
+        text from the first element to the end of the last holds exactly as many ``{`` as
+        there are elements. Each offset found is a ``{`` that opens an object (``{"key"``
+        cannot be inside a string, whose quotes are escaped), so the offsets are every
+        ``{`` there; each element starts with one, so the text holds the whole array and
+        each offset is its element's. (On a million-entry plan, 0.2 s of checks.)
         """
         text = self.text
         first = _WS.match(text, pos + 1).end()
@@ -336,7 +345,30 @@ class JsonLocator:
         last, after = _SCAN(text, starts[-1])
         if last != _plain(items[-1]) or text[_WS.match(text, after).end()] != "]":
             return None
+        if head and _flat(type(items[0])) and text.count("{", first, after) == len(items):
+            self._exact.add(pos)
         return starts
+
+
+@lru_cache(maxsize=None)
+def _flat(kind: type) -> bool:
+    """Whether values of ``kind``, a Struct type, hold no JSON object (nor anything that
+    may be one: a mapping, a value of any type)."""
+    import msgspec.inspect as mi
+    scalars = (mi.IntType, mi.FloatType, mi.StrType, mi.BoolType, mi.NoneType, mi.LiteralType)
+    arrays = (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)
+
+    def flat(info: Any) -> bool:
+        if isinstance(info, arrays):
+            return flat(info.item_type)
+        if isinstance(info, mi.TupleType):
+            return all(map(flat, info.item_types))
+        if isinstance(info, mi.UnionType):
+            return all(map(flat, info.types))
+        return isinstance(info, scalars)
+
+    return issubclass(kind, msgspec.Struct) and \
+        all(flat(field.type) for field in mi.type_info(kind).fields)
 
 
 def _child(value: Any, key: str | int) -> Any:
