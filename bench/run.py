@@ -199,10 +199,11 @@ def timed(args: list[str], command: list[str] = POLICYLINT, env: dict | None = N
 PREVIOUS = "c6ea3d8"
 
 
-def beside_previous(args: list[str], runs: int = 5) -> tuple[float, float]:
+def beside_previous(args: list[str], runs: int = 7) -> tuple[float, float, float]:
     """Median wall seconds of ``runs`` policylint processes of this checkout and of the
     previous release's code (``PREVIOUS``, from git, run by the same interpreter and
-    packages), alternated so that the machine's drift falls on both."""
+    packages), alternated so that the machine's drift falls on both; and the median of each
+    pair's ratio, which a drift between pairs moves least."""
     import io
     import os
     import tarfile
@@ -218,7 +219,8 @@ def beside_previous(args: list[str], runs: int = 5) -> tuple[float, float]:
     for _ in range(runs):
         now.append(timed(args)[0])
         then.append(timed(args, previous, env)[0])
-    return statistics.median(now), statistics.median(then)
+    return statistics.median(now), statistics.median(then), \
+        statistics.median(a / b for a, b in zip(now, then))
 
 
 def best_of(runs: int, args: list[str]) -> tuple[float, float]:
@@ -380,9 +382,11 @@ def main() -> None:
     print(f"  policylint lint, whole process: {wall:6.2f} s = {wall / decode:.2f}x json decode"
           + (f" = {wall / floor:.2f}x msgspec decode (target <= 2.5x)" if floor else "")
           + f"; peak RSS {peak:,.0f} MiB (target <= 2560 MiB)")
-    now, then = beside_previous(["lint", str(plan), "--cluster", str(snap), "--format", "json"])
-    print(f"  the same, median of 5 runs alternated with the previous release's ({PREVIOUS}): "
-          f"{now:.2f} s, then {then:.2f} s ({100 * (now - then) / then:+.1f}%)")
+    now, then, paired = beside_previous(["lint", str(plan), "--cluster", str(snap),
+                                         "--format", "json"])
+    print(f"  the same, median of 7 runs alternated with the previous release's ({PREVIOUS}): "
+          f"{now:.2f} s, then {then:.2f} s ({100 * (now - then) / then:+.1f}%; the median "
+          f"pair {100 * (paired - 1):+.1f}%)")
     wall, _ = best_of(3, ["lint", str(snap), "--format", "json"])
     print(f"  the snapshot itself linted (all rules): {wall:6.2f} s")
 
