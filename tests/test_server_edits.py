@@ -703,17 +703,21 @@ def test_policy_edits_judge_the_kept_model_again_unless_what_is_read_changes(fol
 def test_the_kept_model_makes_no_cycles(folder, monkeypatch):
     """The server freezes what it keeps (``gc.freeze``: no collection walks it), which is
     right while dropping it frees it: edits judged alone, a cluster's edit, a whole read
-    again leave no cycle to collect."""
+    again leave no cycle to collect. Nor do files that cannot be read (their errors are
+    kept while they are unchanged: with the frames that raised them, each would hold the
+    run that met it, frozen for good)."""
     import gc
     monkeypatch.chdir(folder)
+    (folder / "topics/broken.yaml").write_text("kind: KafkaTopic\nspec: [\n")
+    (folder / "topics/twice.json").write_text('{"version": 1, "version": 1}\n')
     space = Workspace([str(folder)])
     path, kafka = str(folder / "topics/edited.yaml"), str(folder / "kafka.yaml")
     gc.unfreeze()  # what other tests left, frozen by their servers' reads
     gc.collect()
     try:
         space.lint(path, {})
-        for isr in (1, 4, 2):
-            space.lint(path, {path: topic(isr=isr)}, edited=True)
+        for text in (topic(isr=1), "spec: [\n", topic(isr=4), topic(isr=2)):
+            space.lint(path, {path: text}, edited=True)
         texts = {path: topic(), kafka: (folder / "kafka.yaml").read_text().replace(
             "replicas: 6", "replicas: 2")}
         space.lint(kafka, texts, edited=True, first=set(texts))

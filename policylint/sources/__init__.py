@@ -408,7 +408,7 @@ def parse_files(files: list[Walked], max_size: int = DEFAULT_MAX_FILE_SIZE) -> l
             docs: list[Document] | ParseError = parse(source)
         except ParseError as exc:
             exc.source = source  # the text it could not read, for the excerpt of its PL100
-            docs = exc
+            docs = exc.kept()
         if stamp is not None:
             cache[real] = (stamp, docs)
         parsed.append((name, explicit, docs))
@@ -428,7 +428,7 @@ def load_bytes(name: str, data: bytes) -> Inputs:
     try:
         docs: list[Document] | ParseError = parse(decode(name, data, _suffix(name)))
     except ParseError as exc:
-        docs = exc
+        docs = exc.kept()
     return load([(name, False, docs)])
 
 

@@ -14,6 +14,13 @@ class ParseError(Exception):
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
 
+    def kept(self) -> ParseError:
+        """This error as its file's reading, kept after the call that raised it: without
+        the frames it was raised through, nor the error it replaced, which would hold all
+        that call's callers held (an editor's workspace keeps a file's reading while the
+        file is unchanged)."""
+        self.__traceback__ = self.__context__ = self.__cause__ = None
+        return self
 
 
 DISABLE = re.compile(r"(?:^|\s)#\s*policylint:\s*disable=([\w,-]+)[ \t]*(.*)$")
